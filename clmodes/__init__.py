@@ -1,0 +1,61 @@
+"""clmodes: process-wide execution modes for OpenCL code.
+
+Run real workload code so that its launches only gather and batch-compile their kernels
+(`COMPILE_ONLY`) or compile and autotune without doing the work (`COMPILE_AND_AUTOTUNE`).
+The contract is DESIGN.md §2; the names exported here are fixed.
+"""
+
+from clmodes.client import Client, client
+from clmodes.device import Device, DeviceDescription, Fingerprint, devices
+from clmodes.errors import (
+    ClmodesError,
+    KernelBuildError,
+    KernelLaunchError,
+    NoDeviceError,
+    TuneError,
+)
+from clmodes.execution import (
+    AutotuneStatistics,
+    CompilationStatistics,
+    ExecutionStatistics,
+    LaunchMode,
+    ProcessMode,
+    ProcessModeOverride,
+    StatisticsCollector,
+    StatisticsReader,
+    StreamMode,
+    StreamModeOverride,
+    process_mode,
+)
+from clmodes.kernel import Kernel
+from clmodes.stream import Stream
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AutotuneStatistics",
+    "Client",
+    "ClmodesError",
+    "CompilationStatistics",
+    "Device",
+    "DeviceDescription",
+    "ExecutionStatistics",
+    "Fingerprint",
+    "Kernel",
+    "KernelBuildError",
+    "KernelLaunchError",
+    "LaunchMode",
+    "NoDeviceError",
+    "ProcessMode",
+    "ProcessModeOverride",
+    "StatisticsCollector",
+    "StatisticsReader",
+    "Stream",
+    "StreamMode",
+    "StreamModeOverride",
+    "TuneError",
+    "__version__",
+    "client",
+    "devices",
+    "process_mode",
+]

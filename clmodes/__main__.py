@@ -1,0 +1,5 @@
+import sys
+
+from clmodes.cli import main
+
+sys.exit(main())

@@ -1,0 +1,209 @@
+"""Device discovery, selection and fingerprints.
+
+A fingerprint is computed from a `DeviceDescription` (plain data) rather than from a live
+`pyopencl.Device`, so that recorded descriptions of GPUs this project cannot reach (AMD,
+Intel and NVIDIA boards, as public `clinfo` dumps show them) fingerprint exactly as the
+real devices would.
+
+Two strengths: `model` identifies the hardware (tune results transfer between machines
+with the same board), `exact` adds the driver and platform versions (program binaries
+only transfer when the compiler that produced them is the same).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from functools import cached_property
+
+import pyopencl as cl
+
+from clmodes.errors import NoDeviceError
+
+INSTALL_HINT = (
+    "install an OpenCL runtime, e.g. `pip install 'clmodes[pocl]'` "
+    "(PoCL, a CPU runtime from PyPI), or your GPU vendor's driver"
+)
+
+_VENDORS = (
+    ("portable computing language", "PoCL"),
+    ("pocl", "PoCL"),
+    ("oclgrind", "Oclgrind"),
+    ("nvidia", "NVIDIA"),
+    ("advanced micro devices", "AMD"),
+    ("authenticamd", "AMD"),
+    ("amd", "AMD"),
+    ("intel", "Intel"),
+    ("genuineintel", "Intel"),
+    ("apple", "Apple"),
+    ("arm", "ARM"),
+    ("qualcomm", "Qualcomm"),
+)
+
+
+def normalize_vendor(platform_name: str, vendor: str) -> str:
+    """The runtime's vendor. A CPU runtime (PoCL, Oclgrind) names itself, not the CPU maker."""
+    for text in (platform_name, vendor):
+        lowered = text.lower()
+        for needle, label in _VENDORS[:3]:
+            if needle in lowered:
+                return label
+    lowered = vendor.lower()
+    for needle, label in _VENDORS[3:]:
+        if re.search(rf"\b{needle}\b", lowered) or lowered.startswith(needle):
+            return label
+    return vendor.strip() or "unknown"
+
+
+def _opencl_version(version: str) -> str:
+    match = re.match(r"OpenCL\s+(\d+\.\d+)", version)
+    return f"OpenCL {match.group(1)}" if match else version.strip()
+
+
+def _memory_label(size: int) -> str:
+    gib = size / 2**30
+    return f"{round(gib)}GiB" if gib >= 1 else f"{size // 2**20}MiB"
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceDescription:
+    """What a fingerprint is made of: values as `clinfo` reports them."""
+
+    platform_name: str
+    platform_version: str
+    vendor: str
+    name: str
+    compute_units: int
+    global_mem_size: int
+    version: str
+    driver_version: str
+    board_name: str | None = None  # CL_DEVICE_BOARD_NAME_AMD, where the driver has it
+
+    @classmethod
+    def of(cls, device: cl.Device) -> "DeviceDescription":
+        try:
+            board = device.board_name_amd
+        except (cl.Error, AttributeError):
+            board = None
+        return cls(
+            platform_name=device.platform.name.strip(),
+            platform_version=device.platform.version.strip(),
+            vendor=device.vendor.strip(),
+            name=device.name.strip(),
+            compute_units=int(device.max_compute_units),
+            global_mem_size=int(device.global_mem_size),
+            version=device.version.strip(),
+            driver_version=device.driver_version.strip(),
+            board_name=(board or "").strip() or None,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Fingerprint:
+    """Stable strings identifying a device model, and an exact device + driver."""
+
+    vendor: str
+    model: str
+    exact: str
+
+    @classmethod
+    def of(cls, d: DeviceDescription) -> "Fingerprint":
+        vendor = normalize_vendor(d.platform_name, d.vendor)
+        fields = [
+            vendor,
+            d.board_name or d.name,
+            f"{d.compute_units}CU",
+            _memory_label(d.global_mem_size),
+            _opencl_version(d.version),
+        ]
+        model = " | ".join(fields)
+        exact = " | ".join([model, f"driver {d.driver_version}", d.platform_version])
+        return cls(vendor=vendor, model=model, exact=exact)
+
+    def fields(self) -> dict[str, str]:
+        """Named parts, so a mismatch can say which field differed."""
+        names = ["vendor", "name", "compute_units", "memory", "opencl", "driver", "platform"]
+        return dict(zip(names, self.exact.split(" | ")))
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Device:
+    """One OpenCL device, as `clmodes.devices()` lists it."""
+
+    index: int
+    cl_device: cl.Device
+    description: DeviceDescription
+
+    @property
+    def name(self) -> str:
+        return self.description.name
+
+    @property
+    def platform_name(self) -> str:
+        return self.description.platform_name
+
+    @property
+    def label(self) -> str:
+        """`"platform name / device name"`, what `$CLMODES_DEVICE` substrings match."""
+        return f"{self.platform_name} / {self.name}"
+
+    @cached_property
+    def fingerprint(self) -> Fingerprint:
+        return Fingerprint.of(self.description)
+
+    def __repr__(self) -> str:
+        return f"<clmodes.Device {self.index}: {self.label}>"
+
+
+_devices: list[Device] | None = None
+
+
+def devices() -> list[Device]:
+    """Every OpenCL device on every platform, in a stable order (platform name, then index)."""
+    global _devices
+    if _devices is None:
+        try:
+            platforms = cl.get_platforms()
+        except cl.Error:
+            platforms = []
+        found = []
+        for platform in sorted(platforms, key=lambda p: (p.name, p.version)):
+            try:
+                found.extend(platform.get_devices())
+            except cl.Error:
+                continue  # a platform with no devices
+        _devices = [Device(i, d, DeviceDescription.of(d)) for i, d in enumerate(found)]
+    return list(_devices)
+
+
+def select(selector: object = None) -> Device:
+    """Pick a device: a `Device`, an index, a substring of its label, else `$CLMODES_DEVICE`."""
+    found = devices()
+    if not found:
+        raise NoDeviceError(f"no OpenCL platform found; {INSTALL_HINT}")
+    if isinstance(selector, Device):
+        return selector
+    if isinstance(selector, cl.Device):
+        for device in found:
+            if device.cl_device == selector:
+                return device
+    if selector is None:
+        selector = os.environ.get("CLMODES_DEVICE") or 0
+    return _match(found, selector)
+
+
+def _match(found: list[Device], selector: object) -> Device:
+    text = str(selector).strip()
+    listing = "; ".join(f"{d.index}: {d.label}" for d in found)
+    if isinstance(selector, int) or text.isdigit():
+        index = int(text)
+        if 0 <= index < len(found):
+            return found[index]
+        raise NoDeviceError(f"no OpenCL device with index {index}; found {listing}")
+    matches = [d for d in found if text.lower() in d.label.lower()]
+    if not matches:
+        raise NoDeviceError(
+            f"no OpenCL device matches {text!r}; found {listing}; {INSTALL_HINT}"
+        )
+    return matches[0]

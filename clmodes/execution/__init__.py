@@ -1,0 +1,41 @@
+"""The execution contract: modes, overrides and statistics (DESIGN §2)."""
+
+from clmodes.execution.modes import (
+    LaunchMode,
+    ProcessMode,
+    StreamMode,
+    default_stream_mode,
+    resolve_launch_mode,
+)
+from clmodes.execution.overrides import (
+    ProcessModeOverride,
+    StreamModeOverride,
+    process_mode,
+    record,
+)
+from clmodes.execution.statistics import (
+    AutotuneStatistics,
+    CompilationStatistics,
+    Counter,
+    ExecutionStatistics,
+    StatisticsCollector,
+    StatisticsReader,
+)
+
+__all__ = [
+    "AutotuneStatistics",
+    "CompilationStatistics",
+    "Counter",
+    "ExecutionStatistics",
+    "LaunchMode",
+    "ProcessMode",
+    "ProcessModeOverride",
+    "StatisticsCollector",
+    "StatisticsReader",
+    "StreamMode",
+    "StreamModeOverride",
+    "default_stream_mode",
+    "process_mode",
+    "record",
+    "resolve_launch_mode",
+]

@@ -1,0 +1,112 @@
+"""Process-mode and stream-mode overrides.
+
+`ProcessModeOverride` is a *registry of live overrides*, never a save-and-restore of a
+global: overrides opened on different threads may close in any order, and closing one
+removes exactly that one. Save-and-restore would let thread A's exit resurrect the
+mode thread B had already closed. The process mode is the mode of the most recently
+opened override that is still live.
+
+`StreamModeOverride` is a per-stream stack of the same kind: nested overrides on one
+stream restore what was in force, and an override closed out of order (two threads
+measuring on one stream) removes only its own entry.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from clmodes.execution.modes import ProcessMode, StreamMode
+from clmodes.execution.statistics import Counter, StatisticsCollector
+
+if TYPE_CHECKING:
+    from clmodes.stream import Stream
+
+_lock = threading.Lock()
+_sequence = itertools.count()
+_live: dict[int, "ProcessModeOverride"] = {}  # insertion order == opening order
+# Read without the lock on the launch path: replaced wholesale (never mutated) under it.
+_current: ProcessMode = ProcessMode.EXECUTE
+_collectors: tuple[StatisticsCollector, ...] = ()
+
+
+def process_mode() -> ProcessMode:
+    """The process mode in force now: the newest live override's, else EXECUTE."""
+    return _current
+
+
+def record(counter: Counter, amount: int = 1) -> None:
+    """Count something the process did into every live override's collector (once each)."""
+    if amount:
+        for collector in _collectors:
+            collector.add(counter, amount)
+
+
+def _refresh() -> None:
+    global _current, _collectors
+    overrides = list(_live.values())
+    _current = overrides[-1].mode if overrides else ProcessMode.EXECUTE
+    unique: dict[int, StatisticsCollector] = {}
+    for override in overrides:
+        if override.collector is not None:
+            unique.setdefault(id(override.collector), override.collector)
+    _collectors = tuple(unique.values())
+
+
+class ProcessModeOverride:
+    """Set the process mode while this lives; count everything triggered into `collector`."""
+
+    def __init__(self, mode: ProcessMode, collector: StatisticsCollector | None = None) -> None:
+        if not isinstance(mode, ProcessMode):
+            raise TypeError(f"ProcessModeOverride needs a ProcessMode, not {mode!r}")
+        self.mode = mode
+        self.collector = collector
+        self._token: int | None = None
+
+    def __enter__(self) -> "ProcessModeOverride":
+        with _lock:
+            if self._token is not None:
+                raise RuntimeError("this ProcessModeOverride is already open")
+            self._token = next(_sequence)
+            _live[self._token] = self
+            _refresh()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with _lock:
+            if self._token is not None:
+                _live.pop(self._token, None)
+                self._token = None
+                _refresh()
+
+
+class StreamModeOverride:
+    """Set one stream's mode while this lives; nests, and restores on exit."""
+
+    def __init__(self, stream: "Stream", mode: StreamMode) -> None:
+        if not isinstance(mode, StreamMode):
+            raise TypeError(f"StreamModeOverride needs a StreamMode, not {mode!r}")
+        self.stream = stream
+        self.mode = mode
+        self._token: int | None = None
+
+    def __enter__(self) -> "StreamModeOverride":
+        self._token = self.stream._push_mode(self.mode)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._token is not None:
+            self.stream._pop_mode(self._token)
+            self._token = None

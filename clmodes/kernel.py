@@ -1,0 +1,99 @@
+"""`Kernel`: the identity of one OpenCL kernel (source, entry name, defines, options).
+
+Identity is a value, not an object: two `Kernel`s built from equal parts are the same
+kernel, obtained once per device. `-D` options are folded into the defines so that
+`Kernel(src, "k", options=["-DN=4"])` and `Kernel(src, "k", defines={"N": 4})` are one
+kernel, and so that only options that cannot be written as `#define`s split batches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import shlex
+from collections.abc import Iterable, Mapping
+from typing import Union
+
+DefineValue = Union[str, int, float, bool, None]
+
+
+def _define_text(value: DefineValue) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def split_options(options: Iterable[str] | str) -> tuple[dict[str, str | None], tuple[str, ...]]:
+    """Separate `-D NAME[=VALUE]` options (returned as defines) from the rest."""
+    tokens = shlex.split(options) if isinstance(options, str) else list(options)
+    defines: dict[str, str | None] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "-D" and i + 1 < len(tokens):
+            token, i = "-D" + tokens[i + 1], i + 1
+        if token.startswith("-D") and len(token) > 2:
+            name, sep, value = token[2:].partition("=")
+            defines[name] = value if sep else None
+        else:
+            rest.append(token)
+        i += 1
+    return defines, tuple(rest)
+
+
+@dataclasses.dataclass(frozen=True, init=False)
+class Kernel:
+    """One kernel: `Kernel(source, name, defines=None, options=())`."""
+
+    source: str
+    name: str
+    defines: tuple[tuple[str, str | None], ...]
+    options: tuple[str, ...]
+    key: str = dataclasses.field(compare=False, repr=False)
+    unit_key: str = dataclasses.field(compare=False, repr=False)
+
+    def __init__(
+        self,
+        source: str,
+        name: str,
+        defines: Mapping[str, DefineValue] | None = None,
+        options: Iterable[str] | str = (),
+    ) -> None:
+        if not isinstance(source, str) or not source.strip():
+            raise ValueError(f"kernel {name!r}: source must be a non-empty string")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"kernel name must be a C identifier, not {name!r}")
+        option_defines, rest = split_options(options)
+        merged = {**option_defines, **{k: _define_text(v) for k, v in (defines or {}).items()}}
+        for define in merged:
+            if not define.isidentifier():
+                raise ValueError(f"kernel {name!r}: define {define!r} is not a C identifier")
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "defines", tuple(sorted(merged.items())))
+        object.__setattr__(self, "options", rest)
+        unit = _digest([source, self.defines, rest])
+        object.__setattr__(self, "unit_key", unit)
+        object.__setattr__(self, "key", _digest([unit, name]))
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    @property
+    def entry_name(self) -> str:
+        """The entry point's name once renamed inside a batch."""
+        return f"{self.name}__clm{self.unit_key[:12]}"
+
+    def with_defines(self, **defines: DefineValue) -> "Kernel":
+        """The same kernel with more (or other) defines: a variant for a tunable."""
+        merged: dict[str, DefineValue] = dict(self.defines)
+        merged.update(defines)
+        return Kernel(self.source, self.name, merged, self.options)
+
+
+def _digest(parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()

@@ -1,0 +1,109 @@
+"""An obtained kernel: a `pyopencl.Kernel` ready to enqueue, with its argument types known.
+
+Scalar argument dtypes come from the kernel's own argument info (the batch is built with
+`-cl-kernel-arg-info`), so a launch can pass Python ints and floats as pyopencl users
+expect, and a wrong argument is reported with the kernel's name and the argument's index,
+name and declared type instead of pyopencl's positional `arg#2`.
+
+A `pyopencl.Kernel` holds its arguments as state (set_arg, then enqueue), so two threads
+launching the same kernel would race; a per-kernel lock makes the pair atomic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+import pyopencl as cl
+
+from clmodes.errors import KernelLaunchError
+
+_SCALARS = {
+    "char": np.int8, "uchar": np.uint8, "unsigned char": np.uint8,
+    "short": np.int16, "ushort": np.uint16, "unsigned short": np.uint16,
+    "int": np.int32, "uint": np.uint32, "unsigned int": np.uint32,
+    "long": np.int64, "ulong": np.uint64, "unsigned long": np.uint64,
+    "float": np.float32, "double": np.float64, "half": np.float16,
+    "bool": np.int32,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class ArgInfo:
+    name: str
+    type_name: str
+    pointer: bool
+
+
+def _arg_infos(kernel: cl.Kernel, address_bits: int) -> list[ArgInfo] | None:
+    try:
+        infos = []
+        for i in range(kernel.num_args):
+            qualifier = kernel.get_arg_info(i, cl.kernel_arg_info.ADDRESS_QUALIFIER)
+            type_name = kernel.get_arg_info(i, cl.kernel_arg_info.TYPE_NAME).strip()
+            pointer = qualifier != cl.kernel_arg_address_qualifier.PRIVATE or "*" in type_name
+            if type_name == "size_t":
+                type_name = "ulong" if address_bits == 64 else "uint"
+            infos.append(ArgInfo(kernel.get_arg_info(i, cl.kernel_arg_info.NAME), type_name, pointer))
+        return infos
+    except cl.Error:
+        return None  # e.g. a program loaded from a binary without argument info
+
+
+@dataclasses.dataclass(eq=False)
+class Launchable:
+    """One obtained kernel on one device."""
+
+    name: str
+    device_label: str
+    cl_kernel: cl.Kernel
+    num_args: int
+    args: list[ArgInfo] | None
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+    @classmethod
+    def create(cls, name: str, device: cl.Device, label: str, cl_kernel: cl.Kernel) -> "Launchable":
+        infos = _arg_infos(cl_kernel, int(device.address_bits))
+        if infos is not None:
+            cl_kernel.set_scalar_arg_dtypes(
+                [None if a.pointer else _SCALARS.get(a.type_name) for a in infos]
+            )
+        return cls(name, label, cl_kernel, int(cl_kernel.num_args), infos)
+
+    def enqueue(
+        self,
+        queue: cl.CommandQueue,
+        global_size: Sequence[int],
+        local_size: Sequence[int] | None,
+        args: tuple[object, ...],
+    ) -> cl.Event:
+        if len(args) != self.num_args:
+            raise KernelLaunchError(
+                f"kernel {self.name!r} takes {self.num_args} arguments, got {len(args)}"
+                + self._signature()
+            )
+        try:
+            with self.lock:
+                return self.cl_kernel(queue, global_size, local_size, *args)
+        except (cl.Error, TypeError, ValueError, OverflowError) as error:
+            raise KernelLaunchError(self._explain(error, args)) from error
+
+    def _signature(self) -> str:
+        if self.args is None:
+            return ""
+        return " (" + ", ".join(f"{a.type_name} {a.name}" for a in self.args) + ")"
+
+    def _explain(self, error: Exception, args: tuple[object, ...]) -> str:
+        head = f"kernel {self.name!r} on {self.device_label}: "
+        if self.args is not None:
+            for i, (info, value) in enumerate(zip(self.args, args)):
+                is_memory = isinstance(value, (cl.MemoryObjectHolder, cl.LocalMemory))
+                if info.pointer != is_memory:
+                    wanted = "a buffer (pass array.data)" if info.pointer else "a scalar"
+                    return (
+                        f"{head}argument {i} ({info.type_name} {info.name}) needs {wanted}, "
+                        f"got {type(value).__name__}"
+                    )
+        return f"{head}{error}"
