@@ -87,7 +87,7 @@ class Launchable:
         try:
             with self.lock:
                 return self.cl_kernel(queue, global_size, local_size, *args)
-        except (cl.Error, TypeError, ValueError, OverflowError) as error:
+        except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError) as error:
             raise KernelLaunchError(self._explain(error, args)) from error
 
     def _signature(self) -> str:

@@ -48,6 +48,9 @@ class DeviceServer:
         self._obtained: dict[str, Launchable] = {}
         self._failed: dict[str, KernelBuildError] = {}
         self._programs: dict[str, tuple[Batch, cl.Program]] = {}
+        # Every unit built so far -> its program: another entry point of an already built
+        # unit (two kernels of one source) is obtained from it without a new build.
+        self._unit_programs: dict[str, cl.Program] = {}
 
     # -- the compile queue -------------------------------------------------------------
 
@@ -73,8 +76,12 @@ class DeviceServer:
             return found
         with self._build_lock:
             if kernel.key not in self._obtained and kernel.key not in self._failed:
-                self.enqueue(kernel)
-                self.flush()
+                program = self._unit_programs.get(kernel.unit_key)
+                if program is not None:
+                    self._adopt(program, [kernel])
+                else:
+                    self.enqueue(kernel)
+                    self.flush()
         found = self._obtained.get(kernel.key)
         if found is None:
             raise self._failed[kernel.key]
@@ -105,7 +112,10 @@ class DeviceServer:
             self._fail(batch, kernels, _build_log(error, self.device.cl_device))
             return
         self._programs[batch.content_hash] = (batch, program)
-        self._adopt(batch, program, kernels)
+        units = {u.unit_key for u in batch.units}
+        for unit in units:
+            self._unit_programs[unit] = program
+        self._adopt(program, [k for k in kernels if k.unit_key in units])
 
     def _build(self, batch: Batch) -> cl.Program:
         """One real `Program.build`, bypassing pyopencl's own (pickle-based) cache."""
@@ -119,12 +129,10 @@ class DeviceServer:
         )
         return program
 
-    def _adopt(self, batch: Batch, program: cl.Program, kernels: list[Kernel]) -> None:
-        units = {u.unit_key for u in batch.units}
+    def _adopt(self, program: cl.Program, kernels: list[Kernel]) -> None:
+        """Create the kernels of a built program and count them as compiled."""
         adopted = 0
         for kernel in kernels:
-            if kernel.unit_key not in units:
-                continue
             try:
                 cl_kernel = cl.Kernel(program, kernel.entry_name)
             except cl.Error:
