@@ -28,7 +28,9 @@ from clmodes.execution import (
     process_mode,
 )
 from clmodes.kernel import Kernel
+from clmodes.store import Store, default_store, set_cache_dir
 from clmodes.stream import Stream
+from clmodes.tune import RacePolicy, Tunable, Variant, kernel_variants
 
 __version__ = "0.1.0"
 
@@ -50,12 +52,19 @@ __all__ = [
     "ProcessModeOverride",
     "StatisticsCollector",
     "StatisticsReader",
+    "RacePolicy",
+    "Store",
     "Stream",
     "StreamMode",
     "StreamModeOverride",
     "TuneError",
+    "Tunable",
+    "Variant",
     "__version__",
     "client",
+    "default_store",
+    "kernel_variants",
+    "set_cache_dir",
     "devices",
     "process_mode",
 ]

@@ -2,12 +2,29 @@
 
 A fingerprint is computed from a `DeviceDescription` (plain data) rather than from a live
 `pyopencl.Device`, so that recorded descriptions of GPUs this project cannot reach (AMD,
-Intel and NVIDIA boards, as public `clinfo` dumps show them) fingerprint exactly as the
-real devices would.
+Intel and NVIDIA boards, as public `clinfo` dumps show them; see tests/fixtures/devices)
+fingerprint exactly as the real devices would.
 
 Two strengths: `model` identifies the hardware (tune results transfer between machines
 with the same board), `exact` adds the driver and platform versions (program binaries
 only transfer when the compiler that produced them is the same).
+
+`model` is `vendor | name | compute units | memory | OpenCL version`:
+- vendor is the *runtime's* vendor, normalized (AMD, Intel, NVIDIA, PoCL, Oclgrind, ...):
+  PoCL and Oclgrind name themselves whatever CPU they run on (PoCL reports the CPU maker,
+  e.g. "AuthenticAMD", as its device vendor); Intel's CPU runtime is Intel even on an AMD CPU.
+- name is the AMD board name where the driver reports one, followed by the device name in
+  parentheses when they differ ("AMD Radeon RX 7900 XTX (gfx1100)"): the board name is what
+  people recognise, the gfx target is what code is compiled for, and several targets share
+  one generic board name ("AMD Radeon Graphics" on APUs).
+- memory is rounded to whole GiB, so small driver-to-driver differences in what a board
+  reports (NVIDIA reserves a little more or less) do not change the model.
+- OpenCL version is "OpenCL X.Y" only, without the vendor's suffix.
+
+`exact` is `model | driver <driver version> | <platform version>`. Every field has runs of
+whitespace collapsed and ends stripped (runtimes pad: "OpenCL 3.0 NEO ", PoCL's double
+space), and "|" is replaced by "/" inside a field, so the strings are deterministic and
+`Fingerprint.fields()` can always split them back into named fields.
 """
 
 from __future__ import annotations
@@ -26,10 +43,15 @@ INSTALL_HINT = (
     "(PoCL, a CPU runtime from PyPI), or your GPU vendor's driver"
 )
 
-_VENDORS = (
+# Runtimes that are not their device's maker: matched in the platform name, then the vendor.
+_RUNTIMES = (
     ("portable computing language", "PoCL"),
     ("pocl", "PoCL"),
     ("oclgrind", "Oclgrind"),
+)
+
+# Device vendors, matched as whole words (or a prefix) in the vendor string.
+_VENDORS = (
     ("nvidia", "NVIDIA"),
     ("advanced micro devices", "AMD"),
     ("authenticamd", "AMD"),
@@ -42,28 +64,47 @@ _VENDORS = (
 )
 
 
+def _clean(text: object) -> str:
+    """One fingerprint field: whitespace runs collapsed, ends stripped, no field separator."""
+    return " ".join(str(text).split()).replace("|", "/")
+
+
 def normalize_vendor(platform_name: str, vendor: str) -> str:
     """The runtime's vendor. A CPU runtime (PoCL, Oclgrind) names itself, not the CPU maker."""
     for text in (platform_name, vendor):
-        lowered = text.lower()
-        for needle, label in _VENDORS[:3]:
+        lowered = _clean(text).lower()
+        for needle, label in _RUNTIMES:
             if needle in lowered:
                 return label
-    lowered = vendor.lower()
-    for needle, label in _VENDORS[3:]:
-        if re.search(rf"\b{needle}\b", lowered) or lowered.startswith(needle):
+    lowered = _clean(vendor).lower()
+    for needle, label in _VENDORS:
+        if re.search(rf"\b{re.escape(needle)}\b", lowered) or lowered.startswith(needle):
             return label
-    return vendor.strip() or "unknown"
+    return _clean(vendor) or "unknown"
 
 
 def _opencl_version(version: str) -> str:
-    match = re.match(r"OpenCL\s+(\d+\.\d+)", version)
-    return f"OpenCL {match.group(1)}" if match else version.strip()
+    """The "OpenCL X.Y" a device version starts with ("OpenCL 3.0 CUDA"); else it, cleaned."""
+    text = _clean(version)
+    match = re.match(r"OpenCL\s+(\d+\.\d+)", text)
+    return f"OpenCL {match.group(1)}" if match else text
 
 
 def _memory_label(size: int) -> str:
-    gib = size / 2**30
-    return f"{round(gib)}GiB" if gib >= 1 else f"{size // 2**20}MiB"
+    """Whole GiB (half up), or whole MiB below 1 GiB."""
+    size = int(size)
+    if size >= 2**30:
+        return f"{(size + 2**29) // 2**30}GiB"
+    return f"{size // 2**20}MiB"
+
+
+def _device_name(d: "DeviceDescription") -> str:
+    name, board = _clean(d.name), _clean(d.board_name or "")
+    if not board:
+        return name
+    if not name or board == name:
+        return board
+    return f"{board} ({name})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,13 +153,15 @@ class Fingerprint:
         vendor = normalize_vendor(d.platform_name, d.vendor)
         fields = [
             vendor,
-            d.board_name or d.name,
-            f"{d.compute_units}CU",
+            _device_name(d),
+            f"{int(d.compute_units)}CU",
             _memory_label(d.global_mem_size),
             _opencl_version(d.version),
         ]
         model = " | ".join(fields)
-        exact = " | ".join([model, f"driver {d.driver_version}", d.platform_version])
+        exact = " | ".join(
+            [model, _clean(f"driver {d.driver_version}"), _clean(d.platform_version)]
+        )
         return cls(vendor=vendor, model=model, exact=exact)
 
     def fields(self) -> dict[str, str]:

@@ -9,12 +9,19 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
-from clmodes.execution import StreamMode, default_stream_mode, process_mode, resolve_launch_mode
+from clmodes.execution import (
+    LaunchMode,
+    StreamMode,
+    default_stream_mode,
+    process_mode,
+    resolve_launch_mode,
+)
 from clmodes.kernel import Kernel
 
 if TYPE_CHECKING:
@@ -42,8 +49,10 @@ class Stream:
         )
         self._lock = threading.Lock()
         self._tokens = itertools.count()
-        # Replaced wholesale under the lock, read without it on the launch path.
-        self._overrides: tuple[tuple[int, StreamMode], ...] = ()
+        # Replaced wholesale under the lock, read without it on the launch path. Each entry:
+        # (token, mode, forced verdict or None); see `_gathering`.
+        self._overrides: tuple[tuple[int, StreamMode, LaunchMode | None], ...] = ()
+        self._recording: list[cl.Event] | None = None
 
     @property
     def device(self):  # -> clmodes.device.Device
@@ -55,10 +64,10 @@ class Stream:
         overrides = self._overrides
         return overrides[-1][1] if overrides else default_stream_mode(process_mode())
 
-    def _push_mode(self, mode: StreamMode) -> int:
+    def _push_mode(self, mode: StreamMode, forced: LaunchMode | None = None) -> int:
         with self._lock:
             token = next(self._tokens)
-            self._overrides = (*self._overrides, (token, mode))
+            self._overrides = (*self._overrides, (token, mode, forced))
             return token
 
     def _pop_mode(self, token: int) -> None:
@@ -73,12 +82,42 @@ class Stream:
         *args: object,
     ) -> cl.Event | None:
         """Launch `kernel`; returns its event, or None when the verdict drops the launch."""
+        process = process_mode()
         overrides = self._overrides
-        stream_mode = overrides[-1][1] if overrides else default_stream_mode(process_mode())
-        verdict = resolve_launch_mode(stream_mode, process_mode())
-        return self._server.launch(
+        if overrides:
+            _, stream_mode, forced = overrides[-1]
+            verdict = forced or resolve_launch_mode(stream_mode, process)
+        else:
+            verdict = resolve_launch_mode(default_stream_mode(process), process)
+        event = self._server.launch(
             self.queue, kernel, verdict, _size(global_size), _size(local_size), args
         )
+        if self._recording is not None and event is not None:
+            self._recording.append(event)
+        return event
+
+    @contextmanager
+    def _gathering(self) -> Iterator[None]:
+        """Launches only queue their kernels (verdict QUEUE), whatever the process mode.
+
+        Private to clmodes' own measurements: before measuring candidates, a tune runs
+        each once like this so that all their kernels build in one batch, without
+        switching the whole process to COMPILE_ONLY under other threads' feet.
+        """
+        token = self._push_mode(StreamMode.DISCARD, LaunchMode.QUEUE)
+        try:
+            yield
+        finally:
+            self._pop_mode(token)
+
+    @contextmanager
+    def _recorded(self) -> Iterator[list[cl.Event]]:
+        """Collect the events of every launch made on this stream meanwhile."""
+        previous, self._recording = self._recording, []
+        try:
+            yield self._recording
+        finally:
+            self._recording = previous
 
     def finish(self) -> None:
         self.queue.finish()

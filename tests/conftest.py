@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import os
+import tempfile
 import threading
 import uuid
+
+# Never touch the user's real store: every test session (and its subprocesses) gets its own.
+os.environ["CLMODES_CACHE_DIR"] = tempfile.mkdtemp(prefix="clmodes-tests-")
 
 import pyopencl as cl
 import pytest

@@ -1,0 +1,17 @@
+"""Autotuning: tunables, measurement with profiling events, the tune cache (DESIGN §2)."""
+
+from clmodes.tune.cache import TuneKey, tune_cache
+from clmodes.tune.measure import Measurement, RacePolicy
+from clmodes.tune.tunable import Tunable
+from clmodes.tune.variants import Variant, grid, kernel_variants
+
+__all__ = [
+    "Measurement",
+    "RacePolicy",
+    "TuneKey",
+    "Tunable",
+    "Variant",
+    "grid",
+    "kernel_variants",
+    "tune_cache",
+]

@@ -1,0 +1,67 @@
+"""The tune cache: winners in memory, backed by the store, tuned once per key.
+
+Memory first (a hit costs a dict lookup), then the store (a hit is copied to memory and
+counts nowhere), then a tune. Concurrent callers of one untuned key are coordinated: the
+first becomes the tuner; the others *block* until it finishes and then use its winner, so
+a key is measured and counted once. If the tuner fails, one waiter takes over.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import NamedTuple
+
+from clmodes.store import default_store
+
+
+class TuneKey(NamedTuple):
+    model: str  # device model fingerprint
+    tunable: str
+    key: str  # canonical JSON of the tune key
+    candidates: str  # checksum of the candidate names
+
+
+class TuneCache:
+    def __init__(self) -> None:
+        self._winners: dict[TuneKey, str] = {}
+        self._inflight: dict[TuneKey, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def winner(self, key: TuneKey) -> str | None:
+        """The cached winner from memory or the store, else None."""
+        found = self._winners.get(key)
+        if found is None:
+            record = default_store().get_tune(*key)
+            if record is not None:
+                found = self._winners[key] = record["winner"]
+        return found
+
+    def tune_once(self, key: TuneKey, tune: Callable[[], str]) -> str:
+        """Run `tune` unless another thread is tuning this key; then wait for its winner."""
+        while True:
+            with self._lock:
+                found = self._winners.get(key)
+                if found is not None:
+                    return found
+                running = self._inflight.get(key)
+                if running is None:
+                    running = self._inflight[key] = threading.Event()
+                    break
+            running.wait()
+        try:
+            winner = tune()
+            self._winners[key] = winner
+            return winner
+        finally:
+            with self._lock:
+                self._inflight.pop(key, None)
+            running.set()
+
+    def forget(self) -> None:
+        """Drop what memory holds (the store keeps its entries)."""
+        with self._lock:
+            self._winners.clear()
+
+
+tune_cache = TuneCache()

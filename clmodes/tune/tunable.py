@@ -1,0 +1,163 @@
+"""`Tunable`: an operation with a key function and named candidates, autotuned per device.
+
+The rules (DESIGN §2 Autotune):
+- a hit runs the winner on the caller's stream, so its launches get the caller's verdict
+  (under COMPILE_AND_AUTOTUNE the real call is dropped);
+- one candidate is answered: not tuned, not counted, not persisted;
+- a miss under COMPILE_ONLY runs every candidate with queue-only launches, so all their
+  kernels join the compile queue; nothing is measured or cached;
+- any other miss gathers every candidate's kernels, builds them in one batch, measures
+  each on a measurement stream (scratch copies of buffer arguments, so the caller's
+  buffers are never written), records the winner in memory and in the store, counts the
+  key, then runs the winner on the caller's stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+
+import clmodes
+from clmodes.errors import TuneError
+from clmodes.execution import Counter, ProcessMode, process_mode, record
+from clmodes.store import default_store
+from clmodes.stream import Stream
+from clmodes.tune.cache import TuneKey, tune_cache
+from clmodes.tune.measure import Candidate, RacePolicy, race, scratch_copies
+
+log = logging.getLogger("clmodes")
+
+MeasureArgs = Callable[..., tuple[object, ...]]
+
+
+def candidates_checksum(names: list[str]) -> str:
+    return hashlib.sha256("\0".join(sorted(names)).encode()).hexdigest()[:16]
+
+
+def canonical_key(value: object) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    except TypeError as error:
+        raise TypeError(f"a tune key must be JSON-able: {error}") from error
+
+
+class Tunable:
+    """`Tunable(name, key=fn(*args), candidates={"name": fn(stream, *args)})`.
+
+    `measure_args(stream, *args) -> args` may supply the inputs to measure on (generated
+    data); by default buffer arguments are copied onto the measurement stream.
+
+    Thread-safe: two threads calling one untuned key tune it once; the second blocks until
+    the first has a winner, then runs that winner (see `tune.cache`).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        key: Callable[..., object],
+        candidates: Mapping[str, Candidate],
+        *,
+        measure_args: MeasureArgs | None = None,
+        policy: RacePolicy = RacePolicy(),
+    ) -> None:
+        if not candidates:
+            raise ValueError(f"tunable {name!r} needs at least one candidate")
+        self.name = name
+        self.key = key
+        self.candidates = dict(candidates)
+        self.measure_args = measure_args
+        self.policy = policy
+        self._names = list(self.candidates)
+        self._checksum = candidates_checksum(self._names)
+
+    def __repr__(self) -> str:
+        return f"<clmodes.Tunable {self.name!r}: {len(self.candidates)} candidates>"
+
+    def tune_key(self, stream: Stream, args: tuple[object, ...]) -> TuneKey:
+        return TuneKey(
+            stream.device.fingerprint.model, self.name, canonical_key(self.key(*args)),
+            self._checksum,
+        )
+
+    def __call__(self, stream: Stream, *args: object) -> object:
+        if len(self._names) == 1:
+            return self.candidates[self._names[0]](stream, *args)
+        key = self.tune_key(stream, args)
+        winner = tune_cache.winner(key)
+        if winner is None:
+            if process_mode() is ProcessMode.COMPILE_ONLY:
+                self._gather(_measurement_stream(stream), args, key)
+                return self.candidates[self._names[0]](stream, *args)
+            winner = tune_cache.tune_once(key, lambda: self._tune(stream, args, key))
+        return self.candidates[winner](stream, *args)
+
+    def winner(self, stream: Stream, *args: object) -> str | None:
+        """The cached winner for these arguments, if any (tunes nothing)."""
+        if len(self._names) == 1:
+            return self._names[0]
+        return tune_cache.winner(self.tune_key(stream, args))
+
+    # -- a miss ------------------------------------------------------------------------
+
+    def _describe(self, key: TuneKey) -> str:
+        return f"tunable {self.name!r} key {key.key}"
+
+    def _gather(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> set[str]:
+        """Run every candidate with queue-only launches; return the names that raised."""
+        failed = set()
+        with stream._gathering():
+            for name, candidate in self.candidates.items():
+                try:
+                    candidate(stream, *args)
+                except Exception as error:  # noqa: BLE001 - dropped with a warning
+                    log.warning("%s: candidate %r dropped: %s", self._describe(key), name, error)
+                    failed.add(name)
+        return failed
+
+    def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
+        started = time.perf_counter()
+        stream = _measurement_stream(caller)
+        caller.finish()  # the caller's pending work may still be writing the inputs
+        inputs = (
+            tuple(self.measure_args(stream, *args)) if self.measure_args
+            else scratch_copies(args, stream)
+        )
+        failed = self._gather(stream, inputs, key)
+        stream._server.flush()  # one batch for every candidate's kernels
+        runnable = {n: c for n, c in self.candidates.items() if n not in failed}
+        measured, dropped = race(runnable, stream, inputs, self.policy, self._describe(key))
+        dropped.update({name: "failed while gathering its kernels" for name in failed})
+        if not measured:
+            raise TuneError(
+                f"{self._describe(key)} on {caller.device.label}: every candidate failed "
+                f"({'; '.join(f'{n}: {r}' for n, r in dropped.items())})"
+            )
+        best = min(measured.values(), key=lambda m: m.median)
+        entry = {
+            "winner": best.name,
+            "statistic": "median",
+            "measurements": {n: m.as_record() for n, m in measured.items()},
+            "dropped": dropped,
+            "device": caller.device.fingerprint.exact,
+            "tune_seconds": time.perf_counter() - started,
+            "measured_at": time.time(),
+            "clmodes": clmodes.__version__,
+        }
+        stored = default_store().put_tune(*key, entry)
+        record(Counter.KEYS)
+        log.info(
+            "%s tuned on %s: %r (%.3g s median) of %d candidates in %.2f s",
+            self._describe(key), caller.device.label, best.name, best.median,
+            len(self.candidates), entry["tune_seconds"],
+        )
+        return stored["winner"] if stored["winner"] in self.candidates else best.name
+
+
+def _measurement_stream(caller: Stream) -> Stream:
+    """A stream of the caller's device for this thread's measurements."""
+    client = clmodes.client(caller.device)
+    return client.stream(f"clmodes.measure.{threading.get_ident()}")

@@ -1,0 +1,213 @@
+"""DESIGN §2 Autotune: every rule, on real OpenCL."""
+
+import threading
+import uuid
+
+import numpy as np
+import pyopencl as cl
+import pytest
+
+import clmodes
+from clmodes import (
+    Kernel,
+    ProcessMode,
+    ProcessModeOverride,
+    StatisticsReader,
+    StreamMode,
+    TuneError,
+    Tunable,
+    kernel_variants,
+)
+from clmodes.tune import grid
+from conftest import fresh
+from tunables import SOURCE, buffers, launch_twice, make_tunable
+
+
+def unique(prefix="t"):
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def keys(collector):
+    return StatisticsReader(collector).statistics().autotune.keys
+
+
+def test_miss_tunes_once_then_hits(stream, collector, build_spy):
+    tunable = make_tunable(unique(), fresh(SOURCE))
+    out, x = buffers(stream)
+    with ProcessModeOverride(ProcessMode.EXECUTE, collector):
+        tunable(stream, out, x, 4096)
+        assert keys(collector) == 1
+        assert build_spy.calls == 1  # all three candidates' kernels in one batch
+        np.testing.assert_allclose(out.get(), 2 * x.get())
+        tunable(stream, out, x, 4096)  # hit
+        assert keys(collector) == 1
+        tunable(stream, out, x, 1000)  # another key
+        assert keys(collector) == 2
+    assert build_spy.calls == 1
+    assert tunable.winner(stream, out, x, 4096) in tunable.candidates
+
+
+def test_winner_record_has_every_measurement(stream):
+    tunable = make_tunable(unique(), fresh(SOURCE))
+    out, x = buffers(stream)
+    tunable(stream, out, x, 4096)
+    record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
+    assert record["winner"] == tunable.winner(stream, out, x, 4096)
+    assert record["statistic"] == "median"
+    measured = set(record["measurements"]) | set(record["dropped"])
+    assert measured == set(tunable.candidates)
+    for m in record["measurements"].values():
+        assert len(m["samples_s"]) >= 3 and all(s > 0 for s in m["samples_s"])
+
+
+def test_one_candidate_is_answered_not_tuned(stream, collector):
+    name = unique()
+    tunable = make_tunable(name, fresh(SOURCE), defines={"ITEMS": [2]})
+    out, x = buffers(stream)
+    with ProcessModeOverride(ProcessMode.EXECUTE, collector):
+        tunable(stream, out, x, 4096)
+    assert keys(collector) == 0
+    np.testing.assert_allclose(out.get(), 2 * x.get())
+    rows = clmodes.default_store().query("SELECT COUNT(*) FROM tune WHERE tunable=?", (name,))
+    assert rows[0][0] == 0
+
+
+def test_compile_only_queues_every_candidate_measures_nothing(stream, collector, build_spy):
+    source = fresh(SOURCE)
+    tunable = make_tunable(unique(), source)
+    out, x = buffers(stream)
+    with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector):
+        tunable(stream, out, x, 4096)
+    assert keys(collector) == 0 and build_spy.calls == 0
+    assert tunable.winner(stream, out, x, 4096) is None
+    variants = [Kernel(source, "twice", defines={"ITEMS": i}) for i in (1, 4, 16)]
+    assert stream._server.queued() >= 3
+    assert not any(stream._server.is_obtained(k) for k in variants)
+    with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
+        tunable(stream, out, x, 4096)
+    assert build_spy.calls == 1 and keys(collector) == 1
+    assert all(stream._server.is_obtained(k) for k in variants)
+
+
+def test_compile_and_autotune_never_writes_callers_buffers(stream, collector):
+    tunable = make_tunable(unique(), fresh(SOURCE))
+    out, x = buffers(stream)
+    before_out, before_x = out.get().tobytes(), x.get().tobytes()
+    with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
+        tunable(stream, out, x, 4096)
+        assert stream.mode is StreamMode.DISCARD
+    assert keys(collector) == 1
+    assert out.get().tobytes() == before_out and x.get().tobytes() == before_x
+
+
+def test_failing_candidates_are_dropped_with_a_warning(stream, caplog):
+    base = Kernel(fresh(SOURCE), "twice")
+    good = kernel_variants(base, launch_twice, defines={"ITEMS": [1, 4]})
+    broken = Kernel(fresh("__kernel void twice(__global float* o) { o[0] = nope; }"), "twice")
+
+    def raising(stream, out, x, n):
+        raise RuntimeError("this candidate is broken")
+
+    def broken_build(stream, out, x, n):
+        return stream.launch(broken, 1, None, out.data)
+
+    tunable = Tunable(unique(), key=lambda out, x, n: n,
+                      candidates={**good, "raises": raising, "broken_build": broken_build})
+    out, x = buffers(stream)
+    with caplog.at_level("WARNING", logger="clmodes"):
+        tunable(stream, out, x, 4096)
+    assert tunable.winner(stream, out, x, 4096) in good
+    text = caplog.text
+    assert "'raises' dropped" in text and "'broken_build' dropped" in text
+    np.testing.assert_allclose(out.get(), 2 * x.get())
+
+
+def test_all_candidates_failing_names_tunable_and_key(stream):
+    def raising(stream, *args):
+        raise RuntimeError("no")
+
+    name = unique("doomed")
+    tunable = Tunable(name, key=lambda n: {"n": n}, candidates={"a": raising, "b": raising})
+    with pytest.raises(TuneError, match=rf"tunable '{name}' key {{\"n\":7}}"):
+        tunable(stream, 7)
+
+
+def test_oversized_work_group_is_dropped(stream):
+    limit = stream.device.cl_device.max_work_group_size
+    tunable = make_tunable(unique(), fresh(SOURCE), defines={"ITEMS": [1]},
+                           local_sizes=[16, limit * 2])
+    out, x = buffers(stream)
+    tunable(stream, out, x, 4096)
+    assert tunable.winner(stream, out, x, 4096) == "ITEMS=1 local=16"
+
+
+def test_two_threads_same_key_tuned_once(client, collector):
+    tunable = make_tunable(unique(), fresh(SOURCE))
+    barrier = threading.Barrier(2)
+    results, errors = {}, []
+
+    def worker(i):
+        try:
+            stream = client.stream(f"tuner-{i}")
+            out, x = buffers(stream, seed=i)
+            barrier.wait()
+            tunable(stream, out, x, 4096)
+            results[i] = np.allclose(out.get(), 2 * x.get())
+        except BaseException as error:  # noqa: BLE001
+            errors.append(error)
+
+    with ProcessModeOverride(ProcessMode.EXECUTE, collector):
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors and results == {0: True, 1: True}
+    assert keys(collector) == 1
+
+
+def test_measurements_use_profiling_events(stream):
+    """A candidate launching nothing cannot be timed: it is dropped, not guessed."""
+    base = Kernel(fresh(SOURCE), "twice")
+    good = kernel_variants(base, launch_twice, defines={"ITEMS": [4]})
+    tunable = Tunable(unique(), key=lambda out, x, n: n,
+                      candidates={**good, "idle": lambda stream, *args: None})
+    out, x = buffers(stream)
+    tunable(stream, out, x, 4096)
+    record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
+    assert "launched nothing" in record["dropped"]["idle"]
+
+
+def test_clearly_slower_candidate_is_dropped_early(stream):
+    base = Kernel(fresh(SOURCE), "twice")
+    fast = kernel_variants(base, launch_twice, defines={"ITEMS": [4]})
+    slow_kernel = Kernel(fresh("""
+        __kernel void slow(__global float* out, __global const float* x, int n) {
+            int i = get_global_id(0); float acc = x[i];
+            for (int k = 0; k < 20000; ++k) acc = acc * 0.999f + 0.001f;
+            if (i < n) out[i] = acc; }"""), "slow")
+
+    def slow(stream, out, x, n):
+        return stream.launch(slow_kernel, n, None, out.data, x.data, n)
+
+    tunable = Tunable(unique(), key=lambda out, x, n: n, candidates={**fast, "slow": slow})
+    out, x = buffers(stream)
+    tunable(stream, out, x, 4096)
+    record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
+    assert record["winner"] == "ITEMS=4"
+    assert record["dropped"]["slow"].startswith("slower")
+
+
+def test_grid_names_and_filter():
+    variants = grid({"B": [1, 2], "A": ["x"]}, local_sizes=[8, (4, 2)],
+                    where=lambda v: not (v["B"] == 2 and v.local_size == (8,)))
+    assert [v.name for v in variants] == [
+        "A=x,B=1 local=8", "A=x,B=1 local=4x2", "A=x,B=2 local=4x2",
+    ]
+
+
+def test_key_must_be_jsonable(stream):
+    tunable = Tunable(unique(), key=lambda n: object(),
+                      candidates={"a": lambda s, n: None, "b": lambda s, n: None})
+    with pytest.raises(TypeError, match="JSON"):
+        tunable(stream, 1)

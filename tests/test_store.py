@@ -1,0 +1,156 @@
+"""DESIGN §2 Persistence: the SQLite store of tune results."""
+
+import json
+import logging
+import os
+import sqlite3
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+import clmodes
+from clmodes.store import FILENAME, Store
+from conftest import fresh
+from tunables import SOURCE, buffers, make_tunable
+
+TESTS = Path(__file__).parent
+
+
+def run_python(code: str, cache_dir: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if cache_dir is not None:
+        env["CLMODES_CACHE_DIR"] = str(cache_dir)
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def fresh_process_tune(name: str, n: int, cache_dir: Path) -> dict:
+    out = run_python(
+        f"import json, tunables; print(json.dumps(tunables.run_in_fresh_process({name!r}, {n})))",
+        cache_dir,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_fresh_process_reuses_the_store(tmp_path):
+    name = f"reuse-{uuid.uuid4().hex[:8]}"
+    first = fresh_process_tune(name, 2048, tmp_path)
+    second = fresh_process_tune(name, 2048, tmp_path)
+    assert first["keys"] == 1 and first["ok"]
+    assert second["keys"] == 0 and second["ok"]
+    assert second["winner"] == first["winner"]
+    assert (tmp_path / FILENAME).exists()
+
+
+def test_store_location_follows_env_and_api(tmp_path):
+    out = run_python("import clmodes; print(clmodes.default_store().location)", tmp_path)
+    assert out.stdout.strip() == str(tmp_path / FILENAME)
+    store = clmodes.set_cache_dir(tmp_path / "elsewhere")
+    try:
+        assert store.location == str(tmp_path / "elsewhere" / FILENAME)
+        assert clmodes.default_store() is store
+    finally:
+        clmodes.set_cache_dir(os.environ["CLMODES_CACHE_DIR"])
+
+
+def test_changed_candidate_set_retunes_that_key_alone(stream, collector, tmp_path):
+    name = f"changed-{uuid.uuid4().hex[:8]}"
+    source = fresh(SOURCE)
+    out, x = buffers(stream)
+    with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, collector):
+        make_tunable(name, source)(stream, out, x, 4096)
+        make_tunable(name, source)(stream, out, x, 4096)  # same candidates: hit
+        grown = make_tunable(name, source, defines={"ITEMS": [1, 4, 16, 32]})
+        grown(stream, out, x, 4096)
+    reader = clmodes.StatisticsReader(collector)
+    assert reader.statistics().autotune.keys == 2
+    rows = clmodes.default_store().query("SELECT candidates FROM tune WHERE tunable=?", (name,))
+    assert len({r[0] for r in rows}) == 2
+
+
+def test_corrupt_database_is_moved_aside(tmp_path, caplog):
+    path = tmp_path / FILENAME
+    path.write_bytes(b"this is not an SQLite database" * 100)
+    with caplog.at_level(logging.WARNING, logger="clmodes"):
+        store = Store(tmp_path)
+    assert "corrupt" in caplog.text and str(path) in caplog.text
+    assert not store.in_memory and store.count("tune") == 0
+    aside = list(tmp_path.glob(f"{FILENAME}.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not")
+    store.put_tune("m", "t", "k", "c", {"winner": "a"})
+    assert store.get_tune("m", "t", "k", "c")["winner"] == "a"
+
+
+def test_unwritable_location_falls_back_to_memory(tmp_path, caplog):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    with caplog.at_level(logging.WARNING, logger="clmodes"):
+        store = Store(blocker / "cache")
+    assert store.in_memory and "in memory" in caplog.text
+    store.put_tune("m", "t", "k", "c", {"winner": "a"})
+    assert store.get_tune("m", "t", "k", "c") == {"winner": "a"}
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
+def test_read_only_directory_falls_back_to_memory(tmp_path):
+    tmp_path.chmod(0o500)
+    try:
+        assert Store(tmp_path / "cache").in_memory
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def test_unreadable_row_is_a_miss_with_a_warning(tmp_path, caplog):
+    store = Store(tmp_path)
+    store.put_tune("m", "t", "k", "c", {"winner": "a"})
+    with store.transaction() as connection:
+        connection.execute("UPDATE tune SET value = '{not json'")
+    with caplog.at_level(logging.WARNING, logger="clmodes"):
+        assert store.get_tune("m", "t", "k", "c") is None
+    assert "unreadable tune entry" in caplog.text
+
+
+def test_store_uses_wal_and_holds_only_json(tmp_path):
+    store = Store(tmp_path)
+    store.put_tune("m", "t", "k", "c", {"winner": "a", "measurements": {}})
+    connection = sqlite3.connect(tmp_path / FILENAME)
+    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    (value,) = connection.execute("SELECT value FROM tune").fetchone()
+    assert json.loads(value)["winner"] == "a"
+
+
+def test_first_recorded_winner_is_kept(tmp_path):
+    store = Store(tmp_path)
+    assert store.put_tune("m", "t", "k", "c", {"winner": "a"})["winner"] == "a"
+    assert store.put_tune("m", "t", "k", "c", {"winner": "b"})["winner"] == "a"
+
+
+def test_four_processes_tune_the_same_keys(tmp_path):
+    name = f"race-{uuid.uuid4().hex[:8]}"
+    code = (
+        "import json, tunables\n"
+        f"results = [tunables.run_in_fresh_process({name!r}, n) for n in (1024, 2048, 3072)]\n"
+        "print(json.dumps(results))\n"
+    )
+    env = {**os.environ, "CLMODES_CACHE_DIR": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    for proc, (stdout, stderr) in zip(procs, outputs):
+        assert proc.returncode == 0, stderr
+    results = [json.loads(stdout.strip().splitlines()[-1]) for stdout, _ in outputs]
+    assert all(r["ok"] for rs in results for r in rs)
+    connection = sqlite3.connect(tmp_path / FILENAME)
+    assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    rows = connection.execute("SELECT tune_key, value FROM tune WHERE tunable=?", (name,)).fetchall()
+    assert sorted(json.loads(k)["n"] for k, _ in rows) == [1024, 2048, 3072]
+    # Every process ended up agreeing with the one winner per key in the store.
+    stored = {json.loads(k)["n"]: json.loads(v)["winner"] for k, v in rows}
+    for rs in results:
+        assert [r["winner"] for r in rs] == [stored[n] for n in (1024, 2048, 3072)]

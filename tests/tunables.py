@@ -1,0 +1,52 @@
+"""A small tunable used by the autotune tests: `out = x * 2` with several launch shapes.
+
+Kept in its own module so that subprocesses can import the very same tunable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyopencl.array as cla
+
+import clmodes
+from clmodes import Kernel, Tunable, kernel_variants
+
+SOURCE = """
+__kernel void twice(__global float* out, __global const float* x, int n)
+{
+    int first = get_global_id(0) * ITEMS;
+    for (int j = 0; j < ITEMS; ++j) {
+        int i = first + j;
+        if (i < n) out[i] = 2.0f * x[i];
+    }
+}
+"""
+
+
+def launch_twice(stream, kernel, variant, out, x, n):
+    items = variant["ITEMS"]
+    return stream.launch(kernel, -(-n // items), variant.local_size, out.data, x.data, n)
+
+
+def make_tunable(name: str, source: str = SOURCE, **grid) -> Tunable:
+    grid.setdefault("defines", {"ITEMS": [1, 4, 16]})
+    candidates = kernel_variants(Kernel(source, "twice"), launch_twice, **grid)
+    return Tunable(name, key=lambda out, x, n: {"n": n}, candidates=candidates)
+
+
+def buffers(stream, n=4096, seed=0):
+    x = cla.to_device(stream.queue, np.random.default_rng(seed).random(n, dtype=np.float32))
+    out = cla.zeros(stream.queue, n, np.float32)
+    return out, x
+
+
+def run_in_fresh_process(name: str, n: int) -> dict:
+    """Used by test_store: tune (or reuse) a key in this process, report statistics."""
+    stream = clmodes.client().stream()
+    out, x = buffers(stream, n)
+    collector = clmodes.StatisticsCollector()
+    with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, collector):
+        make_tunable(name)(stream, out, x, n)
+    ok = bool(np.allclose(out.get(), 2 * x.get()))
+    stats = clmodes.StatisticsReader(collector).statistics()
+    return {"keys": stats.autotune.keys, "ok": ok, "winner": make_tunable(name).winner(stream, out, x, n)}
