@@ -5,6 +5,7 @@ Run real workload code so that its launches only gather and batch-compile their 
 The contract is DESIGN.md §2; the names exported here are fixed.
 """
 
+from clmodes import client as client_module
 from clmodes.client import Client, client
 from clmodes.device import Device, DeviceDescription, Fingerprint, devices
 from clmodes.errors import (
@@ -31,6 +32,7 @@ from clmodes.kernel import Kernel
 from clmodes.store import Store, default_store, set_cache_dir
 from clmodes.stream import Stream
 from clmodes.tune import RacePolicy, Tunable, Variant, kernel_variants
+from clmodes.warm import warm
 
 __version__ = "0.1.0"
 
@@ -65,6 +67,7 @@ __all__ = [
     "default_store",
     "kernel_variants",
     "set_cache_dir",
+    "warm",
     "devices",
     "process_mode",
 ]

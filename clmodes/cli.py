@@ -1,14 +1,43 @@
-"""The `clmodes` command. The library logs; only this module prints."""
+"""The `clmodes` command. The library logs; only this module prints.
+
+Every verb takes `--json` for scripts. User errors (no device, unknown module or
+function, a bad argument) exit non-zero with one line on standard error, no traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import os
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import clmodes
 from clmodes.errors import ClmodesError
+
+
+class UsageError(ClmodesError):
+    """A mistake on the command line."""
+
+
+def _emit(args: argparse.Namespace, payload: Any, text: Callable[[Any], str]) -> None:
+    print(json.dumps(payload, indent=2) if args.json else text(payload))
+
+
+def _select_device(args: argparse.Namespace) -> clmodes.Device | None:
+    """`--device` applies to everything the command does, the workload's own
+    `clmodes.client()` calls included, so it is passed on as `$CLMODES_DEVICE`."""
+    if getattr(args, "device", None) is None:
+        return None
+    device = clmodes.client(args.device).device
+    os.environ["CLMODES_DEVICE"] = str(device.index)
+    return device
+
+
+# -- devices ---------------------------------------------------------------------------
 
 
 def _devices(args: argparse.Namespace) -> int:
@@ -19,14 +48,96 @@ def _devices(args: argparse.Namespace) -> int:
     ]
     if not rows:
         raise clmodes.NoDeviceError(f"no OpenCL platform found; {clmodes.device.INSTALL_HINT}")
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return 0
-    for row in rows:
-        print(f"[{row['index']}] {row['label']}")
-        print(f"    model: {row['model']}")
-        print(f"    exact: {row['exact']}")
+    _emit(args, rows, lambda rows: "\n".join(
+        f"[{r['index']}] {r['label']}\n    model: {r['model']}\n    exact: {r['exact']}"
+        for r in rows
+    ))
     return 0
+
+
+# -- warm ------------------------------------------------------------------------------
+
+
+def load_workload(target: str) -> Callable[[], object]:
+    """`package.module:function` -> the function, or a one-line UsageError."""
+    module_name, sep, function_name = target.partition(":")
+    if not sep or not module_name or not function_name:
+        raise UsageError(f"expected MODULE:FUNCTION, got {target!r}")
+    sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        raise UsageError(f"cannot import module {module_name!r}: {error}") from error
+    workload = getattr(module, function_name, None)
+    if workload is None:
+        raise UsageError(f"module {module_name!r} has no function {function_name!r}")
+    if not callable(workload):
+        raise UsageError(f"{target} is not callable")
+    return workload
+
+
+def _warm(args: argparse.Namespace) -> int:
+    _select_device(args)
+    workload = load_workload(args.workload)
+    started = time.perf_counter()
+    statistics = clmodes.warm(workload)
+    c = statistics.compilation
+    report = {
+        "workload": args.workload,
+        "devices": [client.device.label for client in clmodes.client_module.all_clients()],
+        **statistics.as_dict(),
+        "seconds": round(time.perf_counter() - started, 3),
+        "store": clmodes.default_store().location,
+    }
+    _emit(args, report, lambda r: (
+        f"warmed {r['workload']} on {', '.join(r['devices']) or 'no device'} "
+        f"in {r['seconds']} s\n"
+        f"  kernels: {c.compiled} compiled, {c.loaded} loaded, in {c.builds} build(s)\n"
+        f"  autotune: {statistics.autotune.keys} keys tuned\n"
+        f"  store: {r['store']}"
+    ))
+    return 0
+
+
+# -- cache -----------------------------------------------------------------------------
+
+
+def _cache_info(args: argparse.Namespace) -> int:
+    info = clmodes.default_store().info()
+
+    def text(info: dict[str, Any]) -> str:
+        lines = [f"store: {info['location']} ({info['bytes']} bytes)"]
+        if not info["devices"]:
+            lines.append("  (empty)")
+        for model, entry in info["devices"].items():
+            lines.append(f"  {model}")
+            lines.append(f"    tune results: {entry['tune_results']} ({entry['tune_bytes']} bytes)")
+            for exact, driver in entry["drivers"].items():
+                lines.append(f"    {exact[len(model) + 3:]}")
+                lines.append(
+                    f"      program binaries: {driver['binaries']} ({driver['binary_bytes']} bytes)"
+                    f", kernels indexed: {driver['kernels']}"
+                )
+        return "\n".join(lines)
+
+    _emit(args, info, text)
+    return 0
+
+
+def _cache_clear(args: argparse.Namespace) -> int:
+    device = _select_device(args)
+    store = clmodes.default_store()
+    model = device.fingerprint.model if device else None
+    deleted = store.clear(model)
+    report = {"store": store.location, "device": model, "deleted": deleted}
+    _emit(args, report, lambda r: (
+        f"cleared {r['deleted']} entries from {r['store']}"
+        + (f" for {r['device']}" if r["device"] else "")
+    ))
+    return 0
+
+
+# -- demo ------------------------------------------------------------------------------
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -51,28 +162,43 @@ def _demo(args: argparse.Namespace) -> int:
         "result_ok": bool(result[3] == 3 * 12 + 0.5),
         "seconds": round(time.perf_counter() - started, 3),
     }
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        c0, c1 = queued.compilation, built.compilation
-        print(f"device: {report['device']}")
-        print(f"COMPILE_ONLY pass:         {c0.kernels} kernels obtained, {c0.builds} builds")
-        print(f"COMPILE_AND_AUTOTUNE pass: {c1.kernels} kernels obtained, {c1.builds} build(s)")
-        print(f"EXECUTE pass result correct: {report['result_ok']}  ({report['seconds']} s)")
+    c0, c1 = queued.compilation, built.compilation
+    _emit(args, report, lambda r: (
+        f"device: {r['device']}\n"
+        f"COMPILE_ONLY pass:         {c0.kernels} kernels obtained, {c0.builds} builds\n"
+        f"COMPILE_AND_AUTOTUNE pass: {c1.kernels} kernels obtained "
+        f"({c1.compiled} compiled, {c1.loaded} loaded), {c1.builds} build(s)\n"
+        f"EXECUTE pass result correct: {r['result_ok']}  ({r['seconds']} s)"
+    ))
     return 0 if report["result_ok"] else 1
 
 
+# -- parser ----------------------------------------------------------------------------
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="clmodes", description=__doc__)
+    parser = argparse.ArgumentParser(prog="clmodes", description="OpenCL execution modes")
     parser.add_argument("--version", action="version", version=clmodes.__version__)
     verbs = parser.add_subparsers(dest="verb", required=True)
-    listing = verbs.add_parser("devices", help="list OpenCL devices and their fingerprints")
-    listing.add_argument("--json", action="store_true")
-    listing.set_defaults(run=_devices)
-    demo = verbs.add_parser("demo", help="a COMPILE_ONLY pass, one batch build, statistics")
-    demo.add_argument("--device", default=None)
-    demo.add_argument("--json", action="store_true")
-    demo.set_defaults(run=_demo)
+
+    def verb(name: str, run: Callable[[argparse.Namespace], int], help: str,
+             parent: Any = verbs, device: bool = False) -> argparse.ArgumentParser:
+        sub = parent.add_parser(name, help=help)
+        sub.add_argument("--json", action="store_true", help="machine-readable output")
+        if device:
+            sub.add_argument("--device", default=None,
+                             help="device index or substring of 'platform / device'")
+        sub.set_defaults(run=run)
+        return sub
+
+    verb("devices", _devices, "list OpenCL devices and their fingerprints")
+    warm = verb("warm", _warm, "compile, tune and persist a workload's kernels", device=True)
+    warm.add_argument("workload", help="MODULE:FUNCTION, a zero-argument callable")
+    cache = verbs.add_parser("cache", help="the store").add_subparsers(dest="action", required=True)
+    verb("info", _cache_info, "location, entries per device and kind, bytes", cache)
+    verb("clear", _cache_clear, "delete entries (of one device model with --device)", cache,
+         device=True)
+    verb("demo", _demo, "a COMPILE_ONLY pass, one batch build, statistics", device=True)
     return parser
 
 

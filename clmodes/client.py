@@ -52,3 +52,9 @@ def client(device: object = None) -> Client:
         if found is None:
             found = _clients[chosen.index] = Client(chosen)
         return found
+
+
+def all_clients() -> list[Client]:
+    """Every client created so far in this process."""
+    with _lock:
+        return list(_clients.values())

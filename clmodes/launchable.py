@@ -36,6 +36,19 @@ class ArgInfo:
     type_name: str
     pointer: bool
 
+    def as_row(self) -> list[object]:
+        return [self.name, self.type_name, self.pointer]
+
+    @classmethod
+    def from_rows(cls, rows: object) -> list["ArgInfo"] | None:
+        """Argument info read back from the store; anything malformed reads as None."""
+        if not isinstance(rows, list):
+            return None
+        try:
+            return [cls(str(n), str(t), bool(p)) for n, t, p in rows]
+        except (TypeError, ValueError):
+            return None
+
 
 def _arg_infos(kernel: cl.Kernel, address_bits: int) -> list[ArgInfo] | None:
     try:
@@ -64,8 +77,13 @@ class Launchable:
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     @classmethod
-    def create(cls, name: str, device: cl.Device, label: str, cl_kernel: cl.Kernel) -> "Launchable":
-        infos = _arg_infos(cl_kernel, int(device.address_bits))
+    def create(
+        cls, name: str, device: cl.Device, label: str, cl_kernel: cl.Kernel,
+        recorded: list[ArgInfo] | None = None,
+    ) -> "Launchable":
+        """`recorded`: argument info persisted with a binary, for drivers whose programs
+        loaded from binaries lose it."""
+        infos = _arg_infos(cl_kernel, int(device.address_bits)) or recorded
         if infos is not None:
             cl_kernel.set_scalar_arg_dtypes(
                 [None if a.pointer else _SCALARS.get(a.type_name) for a in infos]

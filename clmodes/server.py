@@ -2,11 +2,12 @@
 
 The server acts on verdicts; it never derives them (see `execution.modes`).
 
-Obtaining a kernel flushes the *whole* compile queue in one `Program.build`: a build's
-fixed cost (front end start-up, code generation set-up) dominates small kernels, so one
-build of N units is many times cheaper than N builds. Builds are serialized per device by
-a build lock, while launches of already-obtained kernels read a dict without any lock,
-so a long batch build never stalls work that is ready to run.
+Obtaining a kernel flushes the *whole* compile queue: queued kernels the store holds
+binaries for are loaded (counted as `loaded`), the rest are built in one `Program.build`
+per set of options (counted as `compiled`). A build's fixed cost dominates small kernels,
+so one build of N units is many times cheaper than N builds. Builds are serialized per
+device by a build lock, while launches of already-obtained kernels read a dict without
+any lock, so a long batch build never stalls work that is ready to run.
 
 A batch that fails is split in halves and each half rebuilt, down to single units: a unit
 that cannot batch or does not compile is isolated, the rest stay usable, and its error
@@ -15,6 +16,7 @@ that cannot batch or does not compile is isolated, the rest stay usable, and its
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import threading
@@ -23,17 +25,30 @@ from collections.abc import Sequence
 
 import pyopencl as cl
 
+from clmodes import binaries
 from clmodes.batch import Batch, group_into_batches
 from clmodes.device import Device
 from clmodes.errors import KernelBuildError
 from clmodes.execution import Counter, LaunchMode, record
 from clmodes.kernel import Kernel
-from clmodes.launchable import Launchable
+from clmodes.launchable import ArgInfo, Launchable
+from clmodes.store import Store, default_store
 
 log = logging.getLogger("clmodes")
 
 # Always requested: argument info lets launches check and convert arguments by name.
 BUILD_OPTIONS = ("-cl-kernel-arg-info",)
+
+
+@dataclasses.dataclass
+class _Program:
+    """A program this server holds: built here from source, or loaded from the store."""
+
+    batch: str  # content hash
+    program: cl.Program
+    source: Batch | None  # the batch, when built here (and so capturable)
+    kernels: dict[str, tuple[str, list[ArgInfo] | None]] = dataclasses.field(default_factory=dict)
+    persisted: bool = False
 
 
 class DeviceServer:
@@ -42,15 +57,15 @@ class DeviceServer:
     def __init__(self, device: Device) -> None:
         self.device = device
         self.context = cl.Context([device.cl_device])
-        self._lock = threading.Lock()  # guards the queue and the streams
+        self._lock = threading.Lock()  # guards the queue
         self._build_lock = threading.RLock()  # one build at a time; obtain() re-enters via flush()
         self._queue: dict[str, Kernel] = {}
         self._obtained: dict[str, Launchable] = {}
         self._failed: dict[str, KernelBuildError] = {}
-        self._programs: dict[str, tuple[Batch, cl.Program]] = {}
-        # Every unit built so far -> its program: another entry point of an already built
+        self._programs: dict[str, _Program] = {}
+        # Every unit built or loaded so far -> its program: another entry point of such a
         # unit (two kernels of one source) is obtained from it without a new build.
-        self._unit_programs: dict[str, cl.Program] = {}
+        self._unit_programs: dict[str, _Program] = {}
 
     # -- the compile queue -------------------------------------------------------------
 
@@ -70,15 +85,15 @@ class DeviceServer:
         return kernel.key in self._obtained
 
     def obtain(self, kernel: Kernel) -> Launchable:
-        """The kernel ready to launch; builds it and everything queued with it if needed."""
+        """The kernel ready to launch; obtains it and everything queued with it if needed."""
         found = self._obtained.get(kernel.key)
         if found is not None:
             return found
         with self._build_lock:
             if kernel.key not in self._obtained and kernel.key not in self._failed:
-                program = self._unit_programs.get(kernel.unit_key)
-                if program is not None:
-                    self._adopt(program, [kernel])
+                held = self._unit_programs.get(kernel.unit_key)
+                if held is not None:
+                    self._adopt(held, [kernel], Counter.COMPILED if held.source else Counter.LOADED)
                 else:
                     self.enqueue(kernel)
                     self.flush()
@@ -88,12 +103,46 @@ class DeviceServer:
         return found
 
     def flush(self) -> None:
-        """Build everything queued now. Callers hold no lock but may hold the build lock."""
+        """Obtain everything queued now: load what the store holds, build the rest."""
         with self._build_lock:
             with self._lock:
                 kernels, self._queue = list(self._queue.values()), {}
-            for batch in group_into_batches(kernels):
-                self._build_isolating(batch, kernels)
+            if not kernels:
+                return
+            remaining = self._load_stored(kernels, default_store())
+            for batch in group_into_batches(remaining):
+                self._build_isolating(batch, remaining)
+
+    # -- loading from the store ----------------------------------------------------------
+
+    def _load_stored(self, kernels: list[Kernel], store: Store) -> list[Kernel]:
+        """Obtain the kernels whose batches the store holds; return the others."""
+        index = store.kernel_batches(self.device.fingerprint.exact, [k.key for k in kernels])
+        by_batch: dict[str, list[Kernel]] = {}
+        for kernel in kernels:
+            if kernel.key in index:
+                by_batch.setdefault(index[kernel.key][0], []).append(kernel)
+        remaining = [k for k in kernels if k.key not in index]
+        for batch, members in by_batch.items():
+            held = self._programs.get(batch) or self._load(store, batch, members[0].options)
+            if held is None:
+                remaining.extend(members)
+                continue
+            recorded = {k.key: ArgInfo.from_rows(index[k.key][1]) for k in members}
+            self._adopt(held, members, Counter.LOADED, recorded)
+        return remaining
+
+    def _load(self, store: Store, batch: str, options: tuple[str, ...]) -> _Program | None:
+        loaded = binaries.load_program(
+            store, self.device, self.context, batch, (*BUILD_OPTIONS, *options)
+        )
+        if loaded is None:
+            return None
+        program, units = loaded
+        held = self._programs[batch] = _Program(batch, program, None, persisted=True)
+        for unit in units:
+            self._unit_programs.setdefault(unit, held)
+        return held
 
     # -- building ----------------------------------------------------------------------
 
@@ -109,13 +158,13 @@ class DeviceServer:
                 for half in batch.halves():
                     self._build_isolating(half, kernels)
                 return
-            self._fail(batch, kernels, _build_log(error, self.device.cl_device))
+            self._fail(batch, kernels, _build_log(error))
             return
-        self._programs[batch.content_hash] = (batch, program)
+        held = self._programs[batch.content_hash] = _Program(batch.content_hash, program, batch)
         units = {u.unit_key for u in batch.units}
         for unit in units:
-            self._unit_programs[unit] = program
-        self._adopt(program, [k for k in kernels if k.unit_key in units])
+            self._unit_programs[unit] = held
+        self._adopt(held, [k for k in kernels if k.unit_key in units], Counter.COMPILED)
 
     def _build(self, batch: Batch) -> cl.Program:
         """One real `Program.build`, bypassing pyopencl's own (pickle-based) cache."""
@@ -129,23 +178,32 @@ class DeviceServer:
         )
         return program
 
-    def _adopt(self, program: cl.Program, kernels: list[Kernel]) -> None:
-        """Create the kernels of a built program and count them as compiled."""
+    def _adopt(
+        self,
+        held: _Program,
+        kernels: list[Kernel],
+        counter: Counter,
+        recorded: dict[str, list[ArgInfo] | None] | None = None,
+    ) -> None:
+        """Create the kernels of a held program and count them as compiled or loaded."""
         adopted = 0
         for kernel in kernels:
             try:
-                cl_kernel = cl.Kernel(program, kernel.entry_name)
+                cl_kernel = cl.Kernel(held.program, kernel.entry_name)
             except cl.Error:
                 self._failed[kernel.key] = KernelBuildError(
                     kernel.name, self.device.label,
                     f"its source has no __kernel function named {kernel.name!r}",
                 )
                 continue
-            self._obtained[kernel.key] = Launchable.create(
-                kernel.name, self.device.cl_device, self.device.label, cl_kernel
+            launchable = Launchable.create(
+                kernel.name, self.device.cl_device, self.device.label, cl_kernel,
+                (recorded or {}).get(kernel.key),
             )
+            held.kernels[kernel.key] = (kernel.name, launchable.args)
+            self._obtained[kernel.key] = launchable
             adopted += 1
-        record(Counter.COMPILED, adopted)
+        record(counter, adopted)
         record(Counter.KERNELS, adopted)
 
     def _fail(self, batch: Batch, kernels: list[Kernel], build_log: str) -> None:
@@ -154,6 +212,26 @@ class DeviceServer:
             if kernel.unit_key == unit:
                 log.warning("kernel %r failed to build on %s", kernel.name, self.device.label)
                 self._failed[kernel.key] = KernelBuildError(kernel.name, self.device.label, build_log)
+
+    # -- persisting --------------------------------------------------------------------
+
+    def persist(self, store: Store) -> int:
+        """Capture every program built here into the store; index every obtained kernel.
+        Returns the number of binaries written. Slow on PoCL (see `binaries`)."""
+        written = 0
+        with self._build_lock:
+            for held in self._programs.values():
+                rows = [(key, name, args) for key, (name, args) in held.kernels.items()]
+                if held.source is not None and not held.persisted:
+                    binaries.capture(store, self.device, held.source, held.program, rows)
+                    held.persisted = True
+                    written += 1
+                elif rows:
+                    store.index_kernels(
+                        self.device.fingerprint.exact, held.batch,
+                        [(k, n, [a.as_row() for a in args] if args else None) for k, n, args in rows],
+                    )
+        return written
 
     # -- launching ---------------------------------------------------------------------
 
@@ -176,7 +254,7 @@ class DeviceServer:
         return launchable.enqueue(queue, global_size, local_size, args)
 
 
-def _build_log(error: cl.Error, device: cl.Device) -> str:
+def _build_log(error: cl.Error) -> str:
     """The compiler's log, without pyopencl's repeated 'clBuildProgram failed' preamble."""
     text = str(error)
     match = re.search(r"Build on <[^>]*>:\s*", text)

@@ -13,6 +13,7 @@ miss (with a warning).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -45,6 +46,23 @@ CREATE TABLE IF NOT EXISTS tune (
     created REAL NOT NULL,
     PRIMARY KEY (format, model, tunable, tune_key, candidates)
 );
+CREATE TABLE IF NOT EXISTS binaries (
+    exact TEXT NOT NULL,
+    batch TEXT NOT NULL,
+    units TEXT NOT NULL,
+    binary BLOB NOT NULL,
+    sha256 TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (exact, batch)
+);
+CREATE TABLE IF NOT EXISTS kernels (
+    exact TEXT NOT NULL,
+    kernel_key TEXT NOT NULL,
+    batch TEXT NOT NULL,
+    name TEXT NOT NULL,
+    args TEXT NOT NULL,
+    PRIMARY KEY (exact, kernel_key)
+);
 """
 
 
@@ -59,6 +77,7 @@ class Store:
 
     def __init__(self, directory: Path | str | None) -> None:
         self._lock = threading.RLock()
+        self._deferred: list[tuple[str, tuple[Any, ...]]] | None = None
         self.path: Path | None = None
         self._connection = self._open(Path(directory) / FILENAME) if directory else None
         if self._connection is None:
@@ -132,6 +151,45 @@ class Store:
                 raise
             connection.execute("COMMIT")
 
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Hold every write until the block ends, then commit them in one transaction;
+        drop them all if the block raises. `warm()` uses this so that a workload that
+        fails leaves nothing half-written in the store."""
+        with self._lock:
+            if self._deferred is not None:
+                raise RuntimeError("store writes are already deferred")
+            self._deferred = []
+        try:
+            yield
+        except BaseException:
+            with self._lock:
+                self._deferred = None
+            raise
+        with self._lock:
+            pending, self._deferred = self._deferred, None
+        try:
+            with self.transaction() as connection:
+                for sql, parameters in pending:
+                    connection.execute(sql, parameters)
+        except sqlite3.Error as error:
+            log.warning("clmodes store %s: could not record %d entries (%s)",
+                        self.location, len(pending), error)
+
+    def _write(self, sql: str, parameters: tuple[Any, ...]) -> bool:
+        """One write in its own transaction, or staged when writes are deferred."""
+        with self._lock:
+            if self._deferred is not None:
+                self._deferred.append((sql, parameters))
+                return True
+            try:
+                with self.transaction() as connection:
+                    connection.execute(sql, parameters)
+                return True
+            except sqlite3.Error as error:
+                log.warning("clmodes store %s: write failed (%s)", self.location, error)
+                return False
+
     def query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Read rows; a database error is logged and reads as nothing (a miss)."""
         with self._lock:
@@ -166,6 +224,11 @@ class Store:
         entry now in the store, so that every process agrees on one winner per key."""
         text = json.dumps(value, sort_keys=True)
         parameters = (FORMAT_VERSION, model, tunable, key, candidates)
+        insert = "INSERT OR IGNORE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)"
+        with self._lock:
+            if self._deferred is not None:
+                self._deferred.append((insert, (*parameters, text, time.time())))
+                return value
         try:
             with self.transaction() as connection:
                 row = connection.execute(
@@ -176,16 +239,126 @@ class Store:
                 existing = _parse_record(row[0]) if row else None
                 if existing is not None:
                     return existing
-                connection.execute(
-                    "INSERT OR REPLACE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (*parameters, text, time.time()),
-                )
+                connection.execute(insert, (*parameters, text, time.time()))
         except sqlite3.Error as error:
             log.warning("clmodes store %s: could not record a tune result (%s)", self.location, error)
         return value
 
+    # -- program binaries --------------------------------------------------------------
+
+    def put_binary(
+        self, exact: str, batch: str, units: list[str], binary: bytes,
+        kernels: list[tuple[str, str, list[list[object]] | None]],
+    ) -> None:
+        """A batch's program binary and the index from each of its kernels to it.
+        `kernels`: (kernel key, kernel name, argument info or None)."""
+        digest = hashlib.sha256(binary).hexdigest()
+        self._write(
+            "INSERT OR REPLACE INTO binaries VALUES (?, ?, ?, ?, ?, ?)",
+            (exact, batch, json.dumps(units), sqlite3.Binary(binary), digest, time.time()),
+        )
+        self.index_kernels(exact, batch, kernels)
+
+    def index_kernels(
+        self, exact: str, batch: str, kernels: list[tuple[str, str, list[list[object]] | None]]
+    ) -> None:
+        for key, name, args in kernels:
+            self._write(
+                "INSERT OR REPLACE INTO kernels VALUES (?, ?, ?, ?, ?)",
+                (exact, key, batch, name, json.dumps(args)),
+            )
+
+    def kernel_batches(self, exact: str, kernel_keys: list[str]) -> dict[str, tuple[str, object]]:
+        """kernel key -> (batch hash, argument info) for the kernels the store holds."""
+        found: dict[str, tuple[str, object]] = {}
+        for start in range(0, len(kernel_keys), 500):
+            chunk = kernel_keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, batch, args in self.query(
+                f"SELECT kernel_key, batch, args FROM kernels WHERE exact=? AND kernel_key IN ({marks})",  # noqa: S608
+                (exact, *chunk),
+            ):
+                try:
+                    found[key] = (batch, json.loads(args))
+                except ValueError:
+                    found[key] = (batch, None)
+        return found
+
+    def get_binary(self, exact: str, batch: str) -> tuple[bytes, list[str]] | None:
+        """A batch's binary and unit keys, or None if absent or failing its checksum."""
+        rows = self.query(
+            "SELECT binary, sha256, units FROM binaries WHERE exact=? AND batch=?", (exact, batch)
+        )
+        if not rows:
+            return None
+        binary, digest, units = rows[0]
+        binary = bytes(binary) if isinstance(binary, (bytes, memoryview)) else b""
+        try:
+            unit_list = json.loads(units)
+        except ValueError:
+            unit_list = None
+        if hashlib.sha256(binary).hexdigest() != digest or not isinstance(unit_list, list):
+            log.warning(
+                "clmodes store %s: program binary %s fails its checksum; rebuilding from source",
+                self.location, batch[:12],
+            )
+            self.drop_binary(exact, batch)
+            return None
+        return binary, unit_list
+
+    def drop_binary(self, exact: str, batch: str) -> None:
+        self._write("DELETE FROM kernels WHERE exact=? AND batch=?", (exact, batch))
+        self._write("DELETE FROM binaries WHERE exact=? AND batch=?", (exact, batch))
+
+    # -- maintenance ---------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        """Location, bytes, and entries per device model (tune results) and, under each
+        model, per exact device + driver (program binaries and indexed kernels)."""
+        devices: dict[str, dict[str, Any]] = {}
+
+        def model_entry(model: str) -> dict[str, Any]:
+            return devices.setdefault(model, {"tune_results": 0, "tune_bytes": 0, "drivers": {}})
+
+        for model, count, size in self.query(
+            "SELECT model, COUNT(*), SUM(LENGTH(value)) FROM tune GROUP BY model"
+        ):
+            model_entry(model).update(tune_results=count, tune_bytes=size or 0)
+        for exact, count, size in self.query(
+            "SELECT exact, COUNT(*), SUM(LENGTH(binary)) FROM binaries GROUP BY exact"
+        ):
+            drivers = model_entry(model_of(exact))["drivers"]
+            drivers.setdefault(exact, {"kernels": 0}).update(binaries=count, binary_bytes=size or 0)
+        for exact, count in self.query("SELECT exact, COUNT(*) FROM kernels GROUP BY exact"):
+            drivers = model_entry(model_of(exact))["drivers"]
+            drivers.setdefault(exact, {"binaries": 0, "binary_bytes": 0})["kernels"] = count
+        size = 0
+        for suffix in ("", "-wal"):
+            part = Path(f"{self.path}{suffix}") if self.path else None
+            size += part.stat().st_size if part and part.exists() else 0
+        return {"location": self.location, "bytes": size, "devices": devices}
+
+    def clear(self, model: str | None = None) -> int:
+        """Delete every entry, or those of one device model (all its drivers). Returns the
+        number of entries deleted."""
+        where, parameters = ("", ()) if model is None else (" WHERE model=?", (model,))
+        like, like_parameters = ("", ()) if model is None else (
+            " WHERE exact=? OR substr(exact, 1, ?) = ?", (model, len(model) + 3, model + " | ")
+        )
+        deleted = 0
+        with self.transaction() as connection:
+            deleted += connection.execute("DELETE FROM tune" + where, parameters).rowcount
+            deleted += connection.execute("DELETE FROM binaries" + like, like_parameters).rowcount
+            connection.execute("DELETE FROM kernels" + like, like_parameters)
+        return deleted
+
     def count(self, table: str) -> int:
         return int(self.query(f"SELECT COUNT(*) FROM {table}")[0][0])  # noqa: S608 - fixed names
+
+
+def model_of(exact: str) -> str:
+    """The model fingerprint inside an exact one (which appends driver and platform)."""
+    return exact.rsplit(" | ", 2)[0]
 
 
 def _parse_record(text: object) -> dict[str, Any] | None:

@@ -50,3 +50,40 @@ def run_in_fresh_process(name: str, n: int) -> dict:
     ok = bool(np.allclose(out.get(), 2 * x.get()))
     stats = clmodes.StatisticsReader(collector).statistics()
     return {"keys": stats.autotune.keys, "ok": ok, "winner": make_tunable(name).winner(stream, out, x, n)}
+
+
+HEAVY = """
+__kernel void heavy(__global float* a, int iterations)
+{
+    int i = get_global_id(0);
+    float v = a[i];
+    for (int k = 0; k < iterations; ++k) v = v * 0.999999f + 0.000001f;
+    a[i] = v;
+}
+"""
+WORKLOAD_TUNABLE = make_tunable("tests.workload")
+
+
+def workload() -> dict:
+    """A small workload: twelve demo kernels and one tuned operation. Returns checks."""
+    from clmodes import demo
+
+    result = demo.workload(256)
+    stream = clmodes.client().stream()
+    out, x = buffers(stream, 2048)
+    WORKLOAD_TUNABLE(stream, out, x, 2048)
+    return {"demo_ok": bool(result[3] == 36.5), "tuned_ok": bool(np.allclose(out.get(), 2 * x.get()))}
+
+
+def failing_workload() -> None:
+    workload()
+    raise ValueError("the workload failed on purpose")
+
+
+def heavy_workload(seconds_hint: int = 1) -> np.ndarray:
+    """Seconds of device work when executed; a buffer it overwrites."""
+    stream = clmodes.client().stream()
+    global HEAVY_BUFFER
+    HEAVY_BUFFER = cla.to_device(stream.queue, np.full(1 << 16, 5.0, np.float32))
+    stream.launch(Kernel(HEAVY, "heavy"), HEAVY_BUFFER.size, None, HEAVY_BUFFER.data, 200_000)
+    return HEAVY_BUFFER.get()
