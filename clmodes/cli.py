@@ -137,6 +137,93 @@ def _cache_clear(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- bundles ---------------------------------------------------------------------------
+
+
+def _bundle_export(args: argparse.Namespace) -> int:
+    from clmodes import bundle
+
+    manifest = bundle.export(args.file, args.device)
+    _emit(args, {"file": args.file, "manifest": manifest}, lambda r: (
+        f"exported {r['file']}: " + _counts(r["manifest"]) + "\n" + _devices_text(r["manifest"])
+    ))
+    return 0
+
+
+def _bundle_import(args: argparse.Namespace) -> int:
+    from clmodes import bundle
+
+    report = bundle.install(args.file)
+
+    def text(r: dict[str, Any]) -> str:
+        lines = [f"imported {r['file']} into {r['store']}"]
+        for d in r["devices"]:
+            lines.append(f"  {d['exact'] or d['model']}")
+            lines.append("    " + _match_text(d))
+            if d["match"] != "none":
+                lines.append(f"    tune results: {d['tune']['added']} added of {d['tune']['in_bundle']}"
+                             " (entries measured here are kept)")
+                used = "added" if d["binaries"]["used"] else "dropped (driver differs)"
+                lines.append(f"    program binaries: {d['binaries']['added'] if d['binaries']['used'] else 0} "
+                             f"of {d['binaries']['in_bundle']} {used}")
+        added = r["added"]
+        if not any(added.values()):
+            lines.append("nothing applied: no entry in this bundle is new for a device here")
+        return "\n".join(lines)
+
+    _emit(args, report, text)
+    return 0
+
+
+def _bundle_inspect(args: argparse.Namespace) -> int:
+    from clmodes import bundle
+
+    report = bundle.inspect(args.file)
+    _emit(args, report, lambda r: (
+        f"{r['file']}: clmodes bundle schema {r['manifest']['schema']}, made by clmodes "
+        f"{r['manifest']['clmodes']} on {r['manifest']['created']}\n"
+        + _counts(r["manifest"]) + "\n" + _devices_text(r["manifest"]) + "\non this machine:\n"
+        + "\n".join(f"  {m['exact'] or m['model']}\n    {_match_text(m)}" for m in r["matches"])
+    ))
+    return 0
+
+
+def _bundle_merge(args: argparse.Namespace) -> int:
+    from clmodes import bundle
+
+    manifest = bundle.merge(args.out, args.inputs)
+    _emit(args, {"file": args.out, "manifest": manifest}, lambda r: (
+        f"merged {len(args.inputs)} bundles into {r['file']}: " + _counts(r["manifest"]) + "\n"
+        + _devices_text(r["manifest"])
+    ))
+    return 0
+
+
+def _counts(manifest: dict[str, Any]) -> str:
+    c = manifest["counts"]
+    return (f"{c['tune']} tune results, {c['binaries']} program binaries, "
+            f"{c['kernels']} kernels, {len(manifest['devices'])} device model(s)")
+
+
+def _devices_text(manifest: dict[str, Any]) -> str:
+    lines = []
+    for d in manifest["devices"]:
+        lines.append(f"  [{d['vendor']}] {d['model']}: {d['tune']} tune results")
+        for driver in d["drivers"]:
+            lines.append(f"      {driver['exact'][len(d['model']) + 3:]}: "
+                         f"{driver['binaries']} binaries, {driver['kernels']} kernels")
+    return "\n".join(lines)
+
+
+def _match_text(m: dict[str, Any]) -> str:
+    if m["match"] == "exact":
+        return f"exact match with {m['local_device']}: binaries and tune results used"
+    if m["match"] == "model":
+        return (f"same model as {m['local_device']}, other {', '.join(m['differs']) or 'driver'}: "
+                "tune results used, binaries dropped")
+    return f"no match here (differs in {', '.join(m['differs'])}): skipped"
+
+
 # -- demo ------------------------------------------------------------------------------
 
 
@@ -198,6 +285,17 @@ def _parser() -> argparse.ArgumentParser:
     verb("info", _cache_info, "location, entries per device and kind, bytes", cache)
     verb("clear", _cache_clear, "delete entries (of one device model with --device)", cache,
          device=True)
+    bundle = verbs.add_parser("bundle", help="cache bundles to ship").add_subparsers(
+        dest="action", required=True)
+    export = verb("export", _bundle_export, "write the store (or one device's entries) to FILE",
+                  bundle, device=True)
+    export.add_argument("file")
+    verb("import", _bundle_import, "fill the local store from FILE", bundle).add_argument("file")
+    verb("inspect", _bundle_inspect, "what FILE holds and how it matches here",
+         bundle).add_argument("file")
+    merged = verb("merge", _bundle_merge, "combine bundles into OUT", bundle)
+    merged.add_argument("out")
+    merged.add_argument("inputs", nargs="+")
     verb("demo", _demo, "a COMPILE_ONLY pass, one batch build, statistics", device=True)
     return parser
 

@@ -166,8 +166,27 @@ class Fingerprint:
 
     def fields(self) -> dict[str, str]:
         """Named parts, so a mismatch can say which field differed."""
-        names = ["vendor", "name", "compute_units", "memory", "opencl", "driver", "platform"]
-        return dict(zip(names, self.exact.split(" | ")))
+        return fingerprint_fields(self.exact)
+
+
+FIELD_NAMES = ("vendor", "name", "compute_units", "memory", "opencl", "driver", "platform")
+MODEL_FIELDS = 5  # the first five fields are the model; exact adds driver and platform
+
+
+def fingerprint_fields(fingerprint: str) -> dict[str, str]:
+    """A model or exact fingerprint string split back into named fields."""
+    return dict(zip(FIELD_NAMES, fingerprint.split(" | ")))
+
+
+def model_of(exact: str) -> str:
+    """The model fingerprint inside an exact one."""
+    return " | ".join(exact.split(" | ")[:MODEL_FIELDS])
+
+
+def differing_fields(a: str, b: str) -> list[str]:
+    """Names of the fields in which two fingerprints differ."""
+    fa, fb = fingerprint_fields(a), fingerprint_fields(b)
+    return [name for name in FIELD_NAMES if name in fa and name in fb and fa[name] != fb[name]]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

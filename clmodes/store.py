@@ -13,6 +13,7 @@ miss (with a warning).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from clmodes.device import model_of
 
 log = logging.getLogger("clmodes")
 
@@ -310,6 +313,49 @@ class Store:
         self._write("DELETE FROM kernels WHERE exact=? AND batch=?", (exact, batch))
         self._write("DELETE FROM binaries WHERE exact=? AND batch=?", (exact, batch))
 
+    # -- bundles -------------------------------------------------------------------------
+
+    def entries(self, model: str | None = None) -> "StoreEntries":
+        """Every entry (or one device model's), as plain rows, for a bundle."""
+        tune_where, tune_parameters = ("", ()) if model is None else (" WHERE model=?", (model,))
+        exact_where, exact_parameters = _exact_filter(model)
+        return StoreEntries(
+            tune=self.query(
+                "SELECT format, model, tunable, tune_key, candidates, value FROM tune"
+                + tune_where, tune_parameters),
+            binaries=[
+                (exact, batch, units, bytes(binary), digest)
+                for exact, batch, units, binary, digest in self.query(
+                    "SELECT exact, batch, units, binary, sha256 FROM binaries" + exact_where,
+                    exact_parameters)
+            ],
+            kernels=self.query(
+                "SELECT exact, kernel_key, batch, name, args FROM kernels" + exact_where,
+                exact_parameters),
+        )
+
+    def add_entries(self, entries: "StoreEntries") -> "StoreEntries":
+        """Insert entries in one transaction; an entry already here (measured or built
+        locally) wins. Returns the entries that were added."""
+        added = StoreEntries([], [], [])
+        now = time.time()
+        with self.transaction() as connection:
+            for row in entries.tune:
+                cursor = connection.execute(
+                    "INSERT OR IGNORE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)", (*row, now))
+                if cursor.rowcount:
+                    added.tune.append(row)
+            for exact, batch, units, binary, digest in entries.binaries:
+                cursor = connection.execute(
+                    "INSERT OR IGNORE INTO binaries VALUES (?, ?, ?, ?, ?, ?)",
+                    (exact, batch, units, sqlite3.Binary(binary), digest, now))
+                if cursor.rowcount:
+                    added.binaries.append((exact, batch, units, binary, digest))
+            for row in entries.kernels:
+                if connection.execute("INSERT OR IGNORE INTO kernels VALUES (?, ?, ?, ?, ?)", row).rowcount:
+                    added.kernels.append(row)
+        return added
+
     # -- maintenance ---------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
@@ -342,9 +388,7 @@ class Store:
         """Delete every entry, or those of one device model (all its drivers). Returns the
         number of entries deleted."""
         where, parameters = ("", ()) if model is None else (" WHERE model=?", (model,))
-        like, like_parameters = ("", ()) if model is None else (
-            " WHERE exact=? OR substr(exact, 1, ?) = ?", (model, len(model) + 3, model + " | ")
-        )
+        like, like_parameters = _exact_filter(model)
         deleted = 0
         with self.transaction() as connection:
             deleted += connection.execute("DELETE FROM tune" + where, parameters).rowcount
@@ -356,9 +400,20 @@ class Store:
         return int(self.query(f"SELECT COUNT(*) FROM {table}")[0][0])  # noqa: S608 - fixed names
 
 
-def model_of(exact: str) -> str:
-    """The model fingerprint inside an exact one (which appends driver and platform)."""
-    return exact.rsplit(" | ", 2)[0]
+@dataclasses.dataclass
+class StoreEntries:
+    """Rows of the store as plain tuples: what a bundle carries."""
+
+    tune: list[tuple[Any, ...]]  # (format, model, tunable, tune_key, candidates, value)
+    binaries: list[tuple[Any, ...]]  # (exact, batch, units, binary, sha256)
+    kernels: list[tuple[Any, ...]]  # (exact, kernel_key, batch, name, args)
+
+
+def _exact_filter(model: str | None) -> tuple[str, tuple[Any, ...]]:
+    """A WHERE clause selecting the exact fingerprints of one model (all its drivers)."""
+    if model is None:
+        return "", ()
+    return " WHERE substr(exact, 1, ?) = ?", (len(model) + 3, model + " | ")
 
 
 def _parse_record(text: object) -> dict[str, Any] | None:

@@ -1,0 +1,244 @@
+"""Cache bundles: export, import, inspect, merge; bad bundles leave the store untouched."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import clmodes
+from clmodes import bundle
+from clmodes.bundle import BundleError
+from clmodes.device import Device, DeviceDescription
+from clmodes.store import Store, StoreEntries
+
+TESTS = Path(__file__).parent
+FIXTURES = TESTS / "fixtures" / "devices"
+
+
+def fixture_device(name: str, index: int = 0) -> Device:
+    data = json.loads((FIXTURES / f"{name}.json").read_text())
+    fields = {k: v for k, v in data.items() if k in DeviceDescription.__dataclass_fields__}
+    return Device(index, None, DeviceDescription(**fields))
+
+
+def fill(store: Store, device: Device, tunable: str = "op", keys=(1, 2), blob=b"binary") -> None:
+    fp = device.fingerprint
+    for k in keys:
+        store.put_tune(fp.model, tunable, json.dumps({"n": k}), "c0", {"winner": f"w{k}"})
+    store.put_binary(fp.exact, f"batch-{tunable}", ["u1"], blob + fp.exact.encode(),
+                     [(f"kernel-{tunable}", "k", None)])
+
+
+def snapshot(store: Store) -> StoreEntries:
+    return store.entries()
+
+
+@pytest.fixture(scope="module")
+def small_bundle(tmp_path_factory) -> bytes:
+    directory = tmp_path_factory.mktemp("small")
+    store = Store(directory / "store")
+    fill(store, fixture_device("nvidia-rtx4090-550"))
+    fill(store, fixture_device("amd-rx7900xtx-rocm-3602"))
+    bundle.export(directory / "b.clmodes", store=store)
+    return (directory / "b.clmodes").read_bytes()
+
+
+@pytest.fixture
+def target(tmp_path) -> Store:
+    """A local store with an entry of its own, which no bad bundle may disturb."""
+    store = Store(tmp_path / "target")
+    store.put_tune("local model", "mine", "k", "c", {"winner": "local"})
+    return store
+
+
+def assert_rejected(data: bytes, tmp_path: Path, target: Store) -> None:
+    before = snapshot(target)
+    path = tmp_path / "bad.clmodes"
+    path.write_bytes(data)
+    with pytest.raises(BundleError) as caught:
+        bundle.install(path, target, local=[fixture_device("nvidia-rtx4090-550")])
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+    assert snapshot(target) == before
+
+
+def test_round_trip_applies_exact_device(small_bundle, tmp_path, target):
+    path = tmp_path / "b.clmodes"
+    path.write_bytes(small_bundle)
+    nvidia = fixture_device("nvidia-rtx4090-550")
+    report = bundle.install(path, target, local=[nvidia])
+    by_match = {d["match"]: d for d in report["devices"]}
+    assert by_match["exact"]["local_device"] == nvidia.label
+    assert by_match["exact"]["tune"]["added"] == 2 and by_match["exact"]["binaries"]["added"] == 1
+    assert by_match["none"]["model"].startswith("AMD")
+    assert "vendor" in by_match["none"]["differs"]
+    assert report["added"] == {"tune": 2, "binaries": 1, "kernels": 1}
+    assert target.get_tune(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0")["winner"] == "w1"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_truncated_bundles_are_rejected(small_bundle, tmp_path, target, data):
+    length = data.draw(st.integers(0, len(small_bundle) - 1))
+    assert_rejected(small_bundle[:length], tmp_path, target)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_flipped_bytes_are_rejected(small_bundle, tmp_path, target, data):
+    position = data.draw(st.integers(0, len(small_bundle) - 1))
+    flip = data.draw(st.integers(1, 255))
+    damaged = bytearray(small_bundle)
+    damaged[position] ^= flip
+    assert_rejected(bytes(damaged), tmp_path, target)
+
+
+def _rewrite_manifest(data: bytes, change) -> bytes:
+    rest = data[len(bundle.MAGIC):]
+    size, _, rest = rest.partition(b"\n")
+    manifest = json.loads(rest[: int(size)])
+    payload = rest[int(size):]
+    change(manifest)
+    header = json.dumps(manifest).encode()
+    return bundle.MAGIC + f"{len(header)}\n".encode() + header + payload
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(["clmodes", "created", "counts", "devices", "payload_bytes", "format"]),
+       value=st.one_of(st.integers(-5, 10**6), st.text(max_size=20), st.none()))
+def test_altered_manifest_is_rejected(small_bundle, tmp_path, target, field, value):
+    altered = _rewrite_manifest(small_bundle, lambda m: m.__setitem__(field, value))
+    if altered == small_bundle:
+        return
+    assert_rejected(altered, tmp_path, target)
+
+
+def test_newer_schema_is_named(small_bundle, tmp_path, target):
+    def newer(manifest):
+        manifest["schema"] = 99
+        manifest["checksum"] = bundle._checksum(manifest, b"")  # irrelevant: schema checked first
+
+    with pytest.raises(BundleError, match="schema 99 is newer"):
+        path = tmp_path / "new.clmodes"
+        path.write_bytes(_rewrite_manifest(small_bundle, newer))
+        bundle.install(path, target)
+
+
+def test_not_a_bundle(tmp_path, target):
+    assert_rejected(b"SQLite format 3\x00" + bytes(100), tmp_path, target)
+    assert_rejected(b"", tmp_path, target)
+
+
+def test_entries_that_do_not_parse_are_rejected(tmp_path, target):
+    path = tmp_path / "unparsable.clmodes"
+    entries = StoreEntries(
+        tune=[(1, "NVIDIA | x | 1CU | 1GiB | OpenCL 3.0", "op", "1", "c", "{not json")],
+        binaries=[], kernels=[])
+    bundle._write(path, entries)  # a valid container around an invalid entry
+    before = snapshot(target)
+    with pytest.raises(BundleError, match="does not parse"):
+        bundle.install(path, target)
+    assert snapshot(target) == before
+
+
+def test_local_entries_win(tmp_path):
+    nvidia = fixture_device("nvidia-rtx4090-550")
+    source, local = Store(tmp_path / "source"), Store(tmp_path / "local")
+    fill(source, nvidia)
+    local.put_tune(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0", {"winner": "mine"})
+    bundle.export(tmp_path / "b.clmodes", store=source)
+    report = bundle.install(tmp_path / "b.clmodes", local, local=[nvidia])
+    assert report["added"]["tune"] == 1  # key 2 only
+    assert local.get_tune(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0")["winner"] == "mine"
+
+
+def test_driver_change_keeps_tunes_drops_binaries(tmp_path):
+    made_on = fixture_device("nvidia-rtx4090-535")
+    here = fixture_device("nvidia-rtx4090-550")
+    source, local = Store(tmp_path / "source"), Store(tmp_path / "local")
+    fill(source, made_on)
+    bundle.export(tmp_path / "b.clmodes", store=source)
+    inspected = bundle.inspect(tmp_path / "b.clmodes", local=[here])
+    (match,) = inspected["matches"]
+    assert match["match"] == "model" and "driver" in match["differs"]
+    report = bundle.install(tmp_path / "b.clmodes", local, local=[here])
+    assert report["added"] == {"tune": 2, "binaries": 0, "kernels": 0}
+    assert local.count("binaries") == 0
+
+
+def test_merge_multi_vendor_keeps_every_entry_once(tmp_path):
+    machines = {
+        "amd": fixture_device("amd-rx7900xtx-rocm-3602"),
+        "intel": fixture_device("intel-arc-a770"),
+        "nvidia": fixture_device("nvidia-rtx4090-550"),
+    }
+    paths = []
+    for name, device in machines.items():
+        store = Store(tmp_path / name)
+        fill(store, device)
+        if name == "nvidia":
+            fill(store, machines["amd"])  # overlaps with the AMD machine's entries
+        paths.append(tmp_path / f"{name}.clmodes")
+        bundle.export(paths[-1], store=store)
+    manifest = bundle.merge(tmp_path / "all.clmodes", paths)
+    assert manifest["counts"] == {"tune": 6, "binaries": 3, "kernels": 3, "blobs": 3}
+    assert sorted(d["vendor"] for d in manifest["devices"]) == ["AMD", "Intel", "NVIDIA"]
+    for name, device in machines.items():
+        local = Store(tmp_path / f"user-{name}")
+        report = bundle.install(tmp_path / "all.clmodes", local, local=[device])
+        matches = {d["model"]: d["match"] for d in report["devices"]}
+        assert matches[device.fingerprint.model] == "exact"
+        assert sorted(matches.values()) == ["exact", "none", "none"]
+        assert report["added"] == {"tune": 2, "binaries": 1, "kernels": 1}
+
+
+def test_export_of_an_empty_store_says_so(tmp_path):
+    with pytest.raises(BundleError, match="nothing to export"):
+        bundle.export(tmp_path / "b.clmodes", store=Store(tmp_path / "empty"))
+
+
+def _python(code: str, cache_dir: Path) -> dict:
+    env = {**os.environ, "CLMODES_CACHE_DIR": str(cache_dir),
+           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _cli(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CLMODES_CACHE_DIR": str(cache_dir),
+           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-m", "clmodes", *args], env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_exported_bundle_makes_a_fresh_process_warm(tmp_path):
+    from test_warm import RUN_WORKLOAD
+
+    maker, user = tmp_path / "maker", tmp_path / "user"
+    assert _cli(maker, "warm", "tunables:workload").returncode == 0
+    exported = _cli(maker, "bundle", "export", str(tmp_path / "ship.clmodes"), "--json")
+    assert exported.returncode == 0, exported.stderr
+    inspected = json.loads(_cli(user, "bundle", "inspect", str(tmp_path / "ship.clmodes"), "--json").stdout)
+    assert [m["match"] for m in inspected["matches"]] == ["exact"]
+    imported = _cli(user, "bundle", "import", str(tmp_path / "ship.clmodes"))
+    assert imported.returncode == 0 and "exact match" in imported.stdout
+    run = _python(RUN_WORKLOAD, user)
+    assert run["demo_ok"] and run["tuned_ok"]
+    assert run["compilation"]["compiled"] == 0 and run["compilation"]["builds"] == 0
+    assert run["compilation"]["loaded"] == 13 and run["autotune"]["keys"] == 0
+
+
+def test_cli_rejects_bad_bundle_in_one_line(tmp_path, small_bundle):
+    path = tmp_path / "cut.clmodes"
+    path.write_bytes(small_bundle[: len(small_bundle) // 2])
+    out = _cli(tmp_path, "bundle", "import", str(path))
+    assert out.returncode == 2 and "truncated bundle" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    merged = _cli(tmp_path, "bundle", "merge", str(tmp_path / "m.clmodes"), str(path))
+    assert merged.returncode == 2 and not (tmp_path / "m.clmodes").exists()
