@@ -12,8 +12,11 @@ import json
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
+
+import pyopencl
 
 import clmodes
 from clmodes.errors import ClmodesError
@@ -302,6 +305,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # pyopencl turns any compiler output into a warning; the command is an application and
+    # keeps its output clean (the library logs the compiler's output at DEBUG instead).
+    warnings.filterwarnings("ignore", category=pyopencl.CompilerWarning)
     try:
         return args.run(args)
     except ClmodesError as error:

@@ -123,10 +123,12 @@ class DeviceDescription:
 
     @classmethod
     def of(cls, device: cl.Device) -> "DeviceDescription":
-        try:
-            board = device.board_name_amd
-        except (cl.Error, AttributeError):
-            board = None
+        board = None
+        if "cl_amd_device_attribute_query" in device.extensions:  # never ask other drivers
+            try:
+                board = device.board_name_amd
+            except (cl.Error, AttributeError):
+                board = None
         return cls(
             platform_name=device.platform.name.strip(),
             platform_version=device.platform.version.strip(),
@@ -221,8 +223,22 @@ class Device:
 _devices: list[Device] | None = None
 
 
+def _rank(device: cl.Device) -> int:
+    """GPUs first, then accelerators, then CPUs, simulators last: the default device
+    (the first) is then the one a user would pick, whatever order the ICD loader reports."""
+    if "oclgrind" in device.platform.name.lower():
+        return 4
+    kind = device.type
+    if kind & cl.device_type.GPU:
+        return 0
+    if kind & cl.device_type.ACCELERATOR:
+        return 1
+    return 2 if kind & cl.device_type.CPU else 3
+
+
 def devices() -> list[Device]:
-    """Every OpenCL device on every platform, in a stable order (platform name, then index)."""
+    """Every OpenCL device on every platform, in a stable order: by kind (GPU, accelerator,
+    CPU, simulator), then platform name and version, then the platform's own order."""
     global _devices
     if _devices is None:
         try:
@@ -230,12 +246,16 @@ def devices() -> list[Device]:
         except cl.Error:
             platforms = []
         found = []
-        for platform in sorted(platforms, key=lambda p: (p.name, p.version)):
+        for platform in platforms:
             try:
-                found.extend(platform.get_devices())
+                listed = platform.get_devices()
             except cl.Error:
                 continue  # a platform with no devices
-        _devices = [Device(i, d, DeviceDescription.of(d)) for i, d in enumerate(found)]
+            for position, device in enumerate(listed):
+                key = (_rank(device), platform.name, platform.version, position)
+                found.append((key, device))
+        found.sort(key=lambda item: item[0])
+        _devices = [Device(i, d, DeviceDescription.of(d)) for i, (_, d) in enumerate(found)]
     return list(_devices)
 
 

@@ -49,6 +49,9 @@ class _Program:
     source: Batch | None  # the batch, when built here (and so capturable)
     kernels: dict[str, tuple[str, list[ArgInfo] | None]] = dataclasses.field(default_factory=dict)
     persisted: bool = False
+    # Argument info persisted with a loaded binary, per kernel key: some drivers (Intel's)
+    # drop it from programs created from binaries.
+    recorded: dict[str, list[ArgInfo] | None] = dataclasses.field(default_factory=dict)
 
 
 class DeviceServer:
@@ -121,15 +124,14 @@ class DeviceServer:
         by_batch: dict[str, list[Kernel]] = {}
         for kernel in kernels:
             if kernel.key in index:
-                by_batch.setdefault(index[kernel.key][0], []).append(kernel)
+                by_batch.setdefault(index[kernel.key], []).append(kernel)
         remaining = [k for k in kernels if k.key not in index]
         for batch, members in by_batch.items():
             held = self._programs.get(batch) or self._load(store, batch, members[0].options)
             if held is None:
                 remaining.extend(members)
                 continue
-            recorded = {k.key: ArgInfo.from_rows(index[k.key][1]) for k in members}
-            self._adopt(held, members, Counter.LOADED, recorded)
+            self._adopt(held, members, Counter.LOADED)
         return remaining
 
     def _load(self, store: Store, batch: str, options: tuple[str, ...]) -> _Program | None:
@@ -139,7 +141,12 @@ class DeviceServer:
         if loaded is None:
             return None
         program, units = loaded
-        held = self._programs[batch] = _Program(batch, program, None, persisted=True)
+        recorded = {
+            key: ArgInfo.from_rows(args)
+            for key, args in store.batch_kernels(self.device.fingerprint.exact, batch).items()
+        }
+        held = self._programs[batch] = _Program(batch, program, None, persisted=True,
+                                                recorded=recorded)
         for unit in units:
             self._unit_programs.setdefault(unit, held)
         return held
@@ -169,6 +176,7 @@ class DeviceServer:
     def _build(self, batch: Batch) -> cl.Program:
         """One real `Program.build`, bypassing pyopencl's own (pickle-based) cache."""
         program = cl.Program(cl._cl._Program(self.context, batch.source))
+        program._source = batch.source  # else pyopencl's attribute lookup asks the driver for a kernel named "_source"
         record(Counter.BUILDS)
         started = time.perf_counter()
         program.build(options=[*BUILD_OPTIONS, *batch.options], devices=[self.device.cl_device])
@@ -176,6 +184,10 @@ class DeviceServer:
             "built %d units on %s in %.3f s",
             len(batch.units), self.device.label, time.perf_counter() - started,
         )
+        output = program.get_build_info(self.device.cl_device, cl.program_build_info.LOG).strip()
+        if output:
+            log.debug("compiler output for %d units on %s:\n%s",
+                      len(batch.units), self.device.label, output)
         return program
 
     def _adopt(
@@ -183,7 +195,6 @@ class DeviceServer:
         held: _Program,
         kernels: list[Kernel],
         counter: Counter,
-        recorded: dict[str, list[ArgInfo] | None] | None = None,
     ) -> None:
         """Create the kernels of a held program and count them as compiled or loaded."""
         adopted = 0
@@ -198,7 +209,7 @@ class DeviceServer:
                 continue
             launchable = Launchable.create(
                 kernel.name, self.device.cl_device, self.device.label, cl_kernel,
-                (recorded or {}).get(kernel.key),
+                held.recorded.get(kernel.key),
             )
             held.kernels[kernel.key] = (kernel.name, launchable.args)
             self._obtained[kernel.key] = launchable

@@ -66,6 +66,13 @@ CREATE TABLE IF NOT EXISTS kernels (
     args TEXT NOT NULL,
     PRIMARY KEY (exact, kernel_key)
 );
+CREATE TABLE IF NOT EXISTS probe (
+    format INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (format, model)
+);
 """
 
 
@@ -247,6 +254,30 @@ class Store:
             log.warning("clmodes store %s: could not record a tune result (%s)", self.location, error)
         return value
 
+    # -- throughput probes -------------------------------------------------------------
+
+    def get_probe(self, model: str) -> dict[str, Any] | None:
+        """A device model's probe result (`clmodes.probe`), as stored; None if absent or
+        unreadable (with a warning)."""
+        rows = self.query("SELECT value FROM probe WHERE format=? AND model=?",
+                          (FORMAT_VERSION, model))
+        if not rows:
+            return None
+        try:
+            value = json.loads(rows[0][0]) if isinstance(rows[0][0], str) else None
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            log.warning("clmodes store %s: unreadable probe entry for %s; re-measuring",
+                        self.location, model)
+            return None
+        return value
+
+    def put_probe(self, model: str, value: dict[str, Any]) -> None:
+        """Record (or replace: a refresh re-measures) a device model's probe result."""
+        self._write("INSERT OR REPLACE INTO probe VALUES (?, ?, ?, ?)",
+                    (FORMAT_VERSION, model, json.dumps(value, sort_keys=True), time.time()))
+
     # -- program binaries --------------------------------------------------------------
 
     def put_binary(
@@ -271,20 +302,28 @@ class Store:
                 (exact, key, batch, name, json.dumps(args)),
             )
 
-    def kernel_batches(self, exact: str, kernel_keys: list[str]) -> dict[str, tuple[str, object]]:
-        """kernel key -> (batch hash, argument info) for the kernels the store holds."""
-        found: dict[str, tuple[str, object]] = {}
+    def kernel_batches(self, exact: str, kernel_keys: list[str]) -> dict[str, str]:
+        """kernel key -> batch hash, for the kernels the store holds binaries of."""
+        found: dict[str, str] = {}
         for start in range(0, len(kernel_keys), 500):
             chunk = kernel_keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for key, batch, args in self.query(
-                f"SELECT kernel_key, batch, args FROM kernels WHERE exact=? AND kernel_key IN ({marks})",  # noqa: S608
+            found.update(self.query(
+                f"SELECT kernel_key, batch FROM kernels WHERE exact=? AND kernel_key IN ({marks})",  # noqa: S608
                 (exact, *chunk),
-            ):
-                try:
-                    found[key] = (batch, json.loads(args))
-                except ValueError:
-                    found[key] = (batch, None)
+            ))
+        return found
+
+    def batch_kernels(self, exact: str, batch: str) -> dict[str, object]:
+        """kernel key -> argument info (parsed JSON, None if unreadable) of one batch."""
+        found: dict[str, object] = {}
+        for key, args in self.query(
+            "SELECT kernel_key, args FROM kernels WHERE exact=? AND batch=?", (exact, batch)
+        ):
+            try:
+                found[key] = json.loads(args)
+            except ValueError:
+                found[key] = None
         return found
 
     def get_binary(self, exact: str, batch: str) -> tuple[bytes, list[str]] | None:
@@ -364,12 +403,15 @@ class Store:
         devices: dict[str, dict[str, Any]] = {}
 
         def model_entry(model: str) -> dict[str, Any]:
-            return devices.setdefault(model, {"tune_results": 0, "tune_bytes": 0, "drivers": {}})
+            return devices.setdefault(model, {"tune_results": 0, "tune_bytes": 0,
+                                              "probe_results": 0, "drivers": {}})
 
         for model, count, size in self.query(
             "SELECT model, COUNT(*), SUM(LENGTH(value)) FROM tune GROUP BY model"
         ):
             model_entry(model).update(tune_results=count, tune_bytes=size or 0)
+        for model, count in self.query("SELECT model, COUNT(*) FROM probe GROUP BY model"):
+            model_entry(model)["probe_results"] = count
         for exact, count, size in self.query(
             "SELECT exact, COUNT(*), SUM(LENGTH(binary)) FROM binaries GROUP BY exact"
         ):
@@ -392,6 +434,7 @@ class Store:
         deleted = 0
         with self.transaction() as connection:
             deleted += connection.execute("DELETE FROM tune" + where, parameters).rowcount
+            deleted += connection.execute("DELETE FROM probe" + where, parameters).rowcount
             deleted += connection.execute("DELETE FROM binaries" + like, like_parameters).rowcount
             connection.execute("DELETE FROM kernels" + like, like_parameters)
         return deleted

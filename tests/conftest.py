@@ -1,22 +1,33 @@
-"""Shared fixtures. Every test runs on a real OpenCL device (PoCL in CI)."""
+"""Shared fixtures. Every test runs on a real OpenCL device.
+
+Tests that take the `client` (or `stream`) fixture run once per device found (PoCL, Intel's
+CPU runtime, Oclgrind, a GPU); `$CLMODES_TEST_DEVICES` (comma-separated substrings of
+"platform / device") narrows the set. Oclgrind is a slow simulator: it runs only tests
+marked `oclgrind`, which keep their sizes tiny, with its out-of-bounds and data-race
+checks on; anything they report fails the test.
+"""
 
 from __future__ import annotations
 
 import itertools
 import os
+import re
 import tempfile
 import threading
 import uuid
 
 # Never touch the user's real store: every test session (and its subprocesses) gets its own.
 os.environ["CLMODES_CACHE_DIR"] = tempfile.mkdtemp(prefix="clmodes-tests-")
+# Oclgrind reads these when it loads: data-race detection on (out-of-bounds is always on).
+os.environ.setdefault("OCLGRIND_DATA_RACES", "1")
 
-import pyopencl as cl
-import pytest
+import pyopencl as cl  # noqa: E402
+import pytest  # noqa: E402
 
-import clmodes
+import clmodes  # noqa: E402
 
 _salt = itertools.count()
+OCLGRIND_ERRORS = re.compile(r"Invalid (read|write) of size|data race at|Uninitialized value")
 
 
 def fresh(source: str) -> str:
@@ -24,9 +35,43 @@ def fresh(source: str) -> str:
     return f"/* test {uuid.uuid4().hex} {next(_salt)} */\n{source}"
 
 
-@pytest.fixture
-def client() -> clmodes.Client:
-    return clmodes.client()
+def is_oclgrind(device: clmodes.Device) -> bool:
+    return "oclgrind" in device.platform_name.lower()
+
+
+def test_devices() -> list[clmodes.Device]:
+    wanted = [w.strip().lower() for w in os.environ.get("CLMODES_TEST_DEVICES", "").split(",")
+              if w.strip()]
+    found = clmodes.devices()
+    if wanted:
+        found = [d for d in found if any(w in d.label.lower() for w in wanted)]
+    return found
+
+
+test_devices.__test__ = False  # a helper, not a test
+
+
+def _device_id(device: clmodes.Device) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", device.platform_name.split()[0]).strip("-").lower()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "oclgrind: small enough to run on the Oclgrind simulator")
+
+
+@pytest.fixture(params=test_devices(), ids=_device_id)
+def client(request: pytest.FixtureRequest, capfd: pytest.CaptureFixture[str]):
+    device: clmodes.Device = request.param
+    if is_oclgrind(device):
+        if request.node.get_closest_marker("oclgrind") is None:
+            pytest.skip("Oclgrind (a simulator) runs only the tests marked 'oclgrind'")
+        yield clmodes.client(device)
+        clmodes.client(device).stream().finish()
+        reported = capfd.readouterr().err
+        if OCLGRIND_ERRORS.search(reported):
+            pytest.fail(f"Oclgrind reported errors:\n{reported[:4000]}")
+        return
+    yield clmodes.client(device)
 
 
 @pytest.fixture

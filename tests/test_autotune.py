@@ -211,3 +211,17 @@ def test_key_must_be_jsonable(stream):
                       candidates={"a": lambda s, n: None, "b": lambda s, n: None})
     with pytest.raises(TypeError, match="JSON"):
         tunable(stream, 1)
+
+
+@pytest.mark.oclgrind
+def test_tiny_tune_on_every_runtime(stream, collector):
+    """The whole autotune path at a size the Oclgrind simulator runs in a moment."""
+    tunable = make_tunable(unique(), fresh(SOURCE), defines={"ITEMS": [1, 4]})
+    tunable.policy = clmodes.RacePolicy(warmup=1, first_samples=2, total_samples=2)
+    out, x = buffers(stream, 64)
+    before = out.get().tobytes()
+    with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
+        tunable(stream, out, x, 64)
+    assert keys(collector) == 1 and out.get().tobytes() == before
+    tunable(stream, out, x, 64)
+    np.testing.assert_allclose(out.get(), 2 * x.get())

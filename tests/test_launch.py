@@ -20,6 +20,7 @@ from conftest import fresh
 ADD = "__kernel void add(__global float* a, float v, int n) { int i = get_global_id(0); if (i < n) a[i] += v; }"
 
 
+@pytest.mark.oclgrind
 @pytest.mark.parametrize("mode", [ProcessMode.COMPILE_ONLY, ProcessMode.COMPILE_AND_AUTOTUNE])
 def test_dropped_launches_leave_buffers_byte_identical(stream, mode):
     kernel = Kernel(fresh(ADD), "add")
@@ -32,6 +33,7 @@ def test_dropped_launches_leave_buffers_byte_identical(stream, mode):
     assert buf.get().tobytes() == data.tobytes()
 
 
+@pytest.mark.oclgrind
 def test_execute_override_runs_while_other_streams_discard(client):
     kernel = Kernel(fresh(ADD), "add")
     measured, other = client.stream("measured"), client.stream("other")
@@ -61,6 +63,7 @@ def test_execute_override_under_compile_only_builds_the_queue(client, build_spy)
     assert a.get().tolist() == [1.0] * 4
 
 
+@pytest.mark.oclgrind
 def test_execute_returns_a_profiled_event(stream):
     buf = cla.zeros(stream.queue, 8, np.float32)
     event = stream.launch(Kernel(fresh(ADD), "add"), 8, None, buf.data, 1.0, 8)
@@ -68,12 +71,14 @@ def test_execute_returns_a_profiled_event(stream):
     assert event.profile.end >= event.profile.start > 0
 
 
+@pytest.mark.oclgrind
 def test_python_scalars_are_converted(stream):
     buf = cla.zeros(stream.queue, 8, np.float32)
     stream.launch(Kernel(fresh(ADD), "add"), (8,), (4,), buf.data, 3, np.int64(8))
     assert buf.get().tolist() == [3.0] * 8
 
 
+@pytest.mark.oclgrind
 def test_wrong_argument_count_names_the_kernel(stream):
     buf = cla.zeros(stream.queue, 8, np.float32)
     with pytest.raises(KernelLaunchError, match=r"kernel 'add' takes 3 arguments, got 2"):
@@ -86,6 +91,7 @@ def test_array_for_buffer_is_explained(stream):
         stream.launch(Kernel(fresh(ADD), "add"), 8, None, buf, 1.0, 8)
 
 
+@pytest.mark.oclgrind
 def test_buffer_for_scalar_is_explained(stream):
     buf = cla.zeros(stream.queue, 8, np.float32)
     with pytest.raises(KernelLaunchError, match=r"'add'.*argument 1 \(float v\).*scalar"):

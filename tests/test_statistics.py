@@ -23,6 +23,7 @@ def test_reader_opens_nothing(collector):
     assert clmodes.process_mode() is ProcessMode.EXECUTE
 
 
+@pytest.mark.oclgrind
 def test_counts_from_worker_thread_reach_collector(client, collector):
     """The override lives on the main thread; the work happens on another."""
     kernel = Kernel(fresh(SRC), "fill")

@@ -74,7 +74,7 @@ def test_refused_binary_is_rebuilt_from_source(tmp_path):
     assert run["autotune"]["keys"] == 0  # tune results survive a lost binary
 
 
-def test_warm_does_not_do_the_work(client):
+def test_warm_does_not_do_the_work():
     from tunables import heavy_workload
     import tunables
 
