@@ -1,9 +1,6 @@
 """Cache bundles: export, import, inspect, merge; bad bundles leave the store untouched."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +12,7 @@ from clmodes import bundle
 from clmodes.bundle import BundleError
 from clmodes.device import Device, DeviceDescription
 from clmodes.store import Store, StoreEntries
+from subprocesses import last_json, run_cli, run_python
 
 TESTS = Path(__file__).parent
 FIXTURES = TESTS / "fixtures" / "devices"
@@ -201,34 +199,18 @@ def test_export_of_an_empty_store_says_so(tmp_path):
         bundle.export(tmp_path / "b.clmodes", store=Store(tmp_path / "empty"))
 
 
-def _python(code: str, cache_dir: Path) -> dict:
-    env = {**os.environ, "CLMODES_CACHE_DIR": str(cache_dir),
-           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def _cli(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CLMODES_CACHE_DIR": str(cache_dir),
-           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "clmodes", *args], env=env,
-                          capture_output=True, text=True, timeout=300)
-
-
 def test_exported_bundle_makes_a_fresh_process_warm(tmp_path):
     from test_warm import RUN_WORKLOAD
 
     maker, user = tmp_path / "maker", tmp_path / "user"
-    assert _cli(maker, "warm", "tunables:workload").returncode == 0
-    exported = _cli(maker, "bundle", "export", str(tmp_path / "ship.clmodes"), "--json")
+    assert run_cli(maker, "warm", "tunables:workload").returncode == 0
+    exported = run_cli(maker, "bundle", "export", str(tmp_path / "ship.clmodes"), "--json")
     assert exported.returncode == 0, exported.stderr
-    inspected = json.loads(_cli(user, "bundle", "inspect", str(tmp_path / "ship.clmodes"), "--json").stdout)
+    inspected = json.loads(run_cli(user, "bundle", "inspect", str(tmp_path / "ship.clmodes"), "--json").stdout)
     assert [m["match"] for m in inspected["matches"]] == ["exact"]
-    imported = _cli(user, "bundle", "import", str(tmp_path / "ship.clmodes"))
+    imported = run_cli(user, "bundle", "import", str(tmp_path / "ship.clmodes"))
     assert imported.returncode == 0 and "exact match" in imported.stdout
-    run = _python(RUN_WORKLOAD, user)
+    run = last_json(run_python(RUN_WORKLOAD, user))
     assert run["demo_ok"] and run["tuned_ok"]
     assert run["compilation"]["compiled"] == 0 and run["compilation"]["builds"] == 0
     assert run["compilation"]["loaded"] == 13 and run["autotune"]["keys"] == 0
@@ -237,8 +219,8 @@ def test_exported_bundle_makes_a_fresh_process_warm(tmp_path):
 def test_cli_rejects_bad_bundle_in_one_line(tmp_path, small_bundle):
     path = tmp_path / "cut.clmodes"
     path.write_bytes(small_bundle[: len(small_bundle) // 2])
-    out = _cli(tmp_path, "bundle", "import", str(path))
+    out = run_cli(tmp_path, "bundle", "import", str(path))
     assert out.returncode == 2 and "truncated bundle" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
-    merged = _cli(tmp_path, "bundle", "merge", str(tmp_path / "m.clmodes"), str(path))
+    merged = run_cli(tmp_path, "bundle", "merge", str(tmp_path / "m.clmodes"), str(path))
     assert merged.returncode == 2 and not (tmp_path / "m.clmodes").exists()

@@ -1,52 +1,41 @@
 """The `clmodes` command's warm and cache verbs, run as subprocesses."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).parent
-
-
-def cli(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CLMODES_CACHE_DIR": str(cache_dir),
-           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "clmodes", *args], env=env,
-                          capture_output=True, text=True, timeout=300)
+from subprocesses import run_cli
 
 
 def test_warm_info_clear(tmp_path):
-    warm = cli(tmp_path, "warm", "tunables:workload", "--json")
+    warm = run_cli(tmp_path, "warm", "tunables:workload", "--json")
     assert warm.returncode == 0, warm.stderr
     report = json.loads(warm.stdout)
     assert report["compilation"]["builds"] == 1 and report["autotune"]["keys"] == 1
     assert report["store"] == str(tmp_path / "store.sqlite3")
     assert warm.stderr == ""  # not a terminal: no progress drawn
 
-    again = json.loads(cli(tmp_path, "warm", "tunables:workload", "--json").stdout)
+    again = json.loads(run_cli(tmp_path, "warm", "tunables:workload", "--json").stdout)
     assert again["compilation"]["compiled"] == 0 and again["compilation"]["loaded"] == 13
     assert again["autotune"]["keys"] == 0
 
-    info = json.loads(cli(tmp_path, "cache", "info", "--json").stdout)
+    info = json.loads(run_cli(tmp_path, "cache", "info", "--json").stdout)
     assert info["location"] == str(tmp_path / "store.sqlite3") and info["bytes"] > 0
     (model, entry), = info["devices"].items()
     assert entry["tune_results"] == 1
     (driver,) = entry["drivers"].values()
     assert driver["binaries"] == 1 and driver["kernels"] == 15 and driver["binary_bytes"] > 0
 
-    text = cli(tmp_path, "cache", "info")
+    text = run_cli(tmp_path, "cache", "info")
     assert "program binaries: 1" in text.stdout
 
-    cleared = json.loads(cli(tmp_path, "cache", "clear", "--device", "0", "--json").stdout)
+    cleared = json.loads(run_cli(tmp_path, "cache", "clear", "--device", "0", "--json").stdout)
     assert cleared["deleted"] == 2 and cleared["device"] == model
-    assert json.loads(cli(tmp_path, "cache", "info", "--json").stdout)["devices"] == {}
+    assert json.loads(run_cli(tmp_path, "cache", "info", "--json").stdout)["devices"] == {}
 
 
 def test_warm_human_summary(tmp_path):
-    out = cli(tmp_path, "warm", "tunables:workload")
+    out = run_cli(tmp_path, "warm", "tunables:workload")
     assert out.returncode == 0, out.stderr
     assert "kernels: 15 compiled, 0 loaded, in 1 build(s)" in out.stdout
     assert "autotune: 1 keys tuned" in out.stdout
@@ -63,13 +52,13 @@ def test_warm_human_summary(tmp_path):
     ],
 )
 def test_user_errors_are_one_line(tmp_path, args, message):
-    out = cli(tmp_path, *args)
+    out = run_cli(tmp_path, *args)
     assert out.returncode == 2
     assert message in out.stderr
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
 def test_workload_exception_keeps_its_traceback(tmp_path):
-    out = cli(tmp_path, "warm", "tunables:failing_workload")
+    out = run_cli(tmp_path, "warm", "tunables:failing_workload")
     assert out.returncode != 0
     assert "Traceback" in out.stderr and "the workload failed on purpose" in out.stderr

@@ -4,8 +4,6 @@ import json
 import logging
 import os
 import sqlite3
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -14,27 +12,15 @@ import pytest
 import clmodes
 from clmodes.store import FILENAME, Store
 from conftest import fresh
+from subprocesses import last_json, run_python, spawn_python
 from tunables import SOURCE, buffers, make_tunable
-
-TESTS = Path(__file__).parent
-
-
-def run_python(code: str, cache_dir: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if cache_dir is not None:
-        env["CLMODES_CACHE_DIR"] = str(cache_dir)
-    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=300)
 
 
 def fresh_process_tune(name: str, n: int, cache_dir: Path) -> dict:
-    out = run_python(
+    return last_json(run_python(
         f"import json, tunables; print(json.dumps(tunables.run_in_fresh_process({name!r}, {n})))",
         cache_dir,
-    )
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    ))
 
 
 def test_fresh_process_reuses_the_store(tmp_path):
@@ -137,10 +123,7 @@ def test_four_processes_tune_the_same_keys(tmp_path):
         f"results = [tunables.run_in_fresh_process({name!r}, n) for n in (1024, 2048, 3072)]\n"
         "print(json.dumps(results))\n"
     )
-    env = {**os.environ, "CLMODES_CACHE_DIR": str(tmp_path),
-           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    procs = [spawn_python(code, tmp_path) for _ in range(4)]
     outputs = [p.communicate(timeout=300) for p in procs]
     for proc, (stdout, stderr) in zip(procs, outputs):
         assert proc.returncode == 0, stderr

@@ -1,12 +1,7 @@
 """Warm start: program binaries in the store, clmodes.warm(), progress."""
 
 import io
-import json
-import os
 import sqlite3
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +9,7 @@ import pytest
 import clmodes
 from clmodes.progress import TerminalProgress
 from clmodes.store import FILENAME, Store
-
-TESTS = Path(__file__).parent
+from subprocesses import last_json, run_python
 
 RUN_WORKLOAD = """
 import json, pyopencl as cl, clmodes, tunables
@@ -35,24 +29,12 @@ print(json.dumps({**checks, **s.as_dict(), "source_builds": sum(1 for x in sourc
 WARM = "import json, clmodes, tunables; print(json.dumps(clmodes.warm(tunables.{}).as_dict()))"
 
 
-def python(code: str, cache_dir: Path, **env: str) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "CLMODES_CACHE_DIR": str(cache_dir), **env,
-                   "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True,
-                          text=True, timeout=300)
-
-
-def last_json(out: subprocess.CompletedProcess) -> dict:
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def test_warmed_workload_starts_warm_in_a_fresh_process(tmp_path):
-    warmed = last_json(python(WARM.format("workload"), tmp_path))
+    warmed = last_json(run_python(WARM.format("workload"), tmp_path))
     assert warmed["compilation"]["builds"] == 1  # one batch for every kernel and candidate
     assert warmed["compilation"]["compiled"] >= 15
     assert warmed["autotune"]["keys"] == 1
-    run = last_json(python(RUN_WORKLOAD, tmp_path))
+    run = last_json(run_python(RUN_WORKLOAD, tmp_path))
     assert run["demo_ok"] and run["tuned_ok"]
     assert run["compilation"]["compiled"] == 0 and run["compilation"]["builds"] == 0
     assert run["compilation"]["loaded"] == run["compilation"]["kernels"] == 13
@@ -61,12 +43,12 @@ def test_warmed_workload_starts_warm_in_a_fresh_process(tmp_path):
 
 
 def test_refused_binary_is_rebuilt_from_source(tmp_path):
-    last_json(python(WARM.format("workload"), tmp_path))
+    last_json(run_python(WARM.format("workload"), tmp_path))
     connection = sqlite3.connect(tmp_path / FILENAME)
     with connection:
         connection.execute("UPDATE binaries SET binary = substr(binary, 1, length(binary) / 2)")
     connection.close()
-    out = python(RUN_WORKLOAD, tmp_path)
+    out = run_python(RUN_WORKLOAD, tmp_path)
     run = last_json(out)
     assert "fails its checksum" in out.stderr
     assert run["demo_ok"] and run["tuned_ok"]
@@ -85,7 +67,7 @@ def test_warm_does_not_do_the_work():
 
 
 def test_failing_workload_leaves_the_store_untouched(tmp_path):
-    out = python(WARM.format("failing_workload"), tmp_path)
+    out = run_python(WARM.format("failing_workload"), tmp_path)
     assert out.returncode != 0
     assert "ValueError: the workload failed on purpose" in out.stderr
     assert "in failing_workload" in out.stderr  # its own traceback

@@ -1,0 +1,44 @@
+"""Running Python and the `clmodes` command in fresh processes, as users and CI do.
+
+A fresh process is the only honest test of "a later process starts warm": nothing in
+memory survives, only the store does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).parent
+
+
+def environment(cache_dir: Path | None = None, **extra: str) -> dict[str, str]:
+    env = {**os.environ, **extra}
+    if cache_dir is not None:
+        env["CLMODES_CACHE_DIR"] = str(cache_dir)
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    return env
+
+
+def run_python(code: str, cache_dir: Path | None = None, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], env=environment(cache_dir, **extra),
+                          capture_output=True, text=True, timeout=600)
+
+
+def spawn_python(code: str, cache_dir: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", code], env=environment(cache_dir),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def run_cli(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "clmodes", *args], env=environment(cache_dir),
+                          capture_output=True, text=True, timeout=600)
+
+
+def last_json(out: subprocess.CompletedProcess) -> dict:
+    """The JSON object a successful process printed last."""
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
