@@ -33,6 +33,9 @@ from clmodes.store import Store, default_store, set_cache_dir
 from clmodes.stream import Stream
 from clmodes.tune import RacePolicy, Tunable, Variant, kernel_variants
 from clmodes.warm import warm
+from clmodes import probe as probe_module  # the module; `clmodes.probe` is the function
+from clmodes.probe import ProbePolicy, ProbeResult, probe
+from clmodes.roofline import roofline_fraction
 
 __version__ = "0.1.0"
 
@@ -50,6 +53,8 @@ __all__ = [
     "KernelLaunchError",
     "LaunchMode",
     "NoDeviceError",
+    "ProbePolicy",
+    "ProbeResult",
     "ProcessMode",
     "ProcessModeOverride",
     "StatisticsCollector",
@@ -66,6 +71,8 @@ __all__ = [
     "client",
     "default_store",
     "kernel_variants",
+    "probe",
+    "roofline_fraction",
     "set_cache_dir",
     "warm",
     "devices",

@@ -332,7 +332,19 @@ def inspect(path: str | os.PathLike[str], local: list[Device] | None = None) -> 
     """What a bundle holds and how it would apply on this machine (writes nothing)."""
     bundle = read(path)
     return {"file": str(bundle.path), "manifest": bundle.manifest,
-            "matches": [m.as_dict() for m in match_devices(bundle.manifest, local)]}
+            "matches": [m.as_dict() for m in match_devices(bundle.manifest, local)],
+            "roofline": _rooflines(bundle.entries)}
+
+
+def _rooflines(entries: StoreEntries) -> list[dict[str, Any]]:
+    """Per tuned key whose record has one: the winner's roofline fraction (`Tunable` cost)."""
+    found = []
+    for _, model, tunable, key, _, value in entries.tune:
+        record = json.loads(value)
+        if isinstance(record.get("roofline"), (int, float)):
+            found.append({"model": model, "tunable": tunable, "key": key,
+                          "winner": record["winner"], "roofline": record["roofline"]})
+    return found
 
 
 def install(

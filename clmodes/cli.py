@@ -115,6 +115,8 @@ def _cache_info(args: argparse.Namespace) -> int:
         for model, entry in info["devices"].items():
             lines.append(f"  {model}")
             lines.append(f"    tune results: {entry['tune_results']} ({entry['tune_bytes']} bytes)")
+            if entry.get("probe_results"):
+                lines.append(f"    throughput probe: {entry['probe_results']}")
             for exact, driver in entry["drivers"].items():
                 lines.append(f"    {exact[len(model) + 3:]}")
                 lines.append(
@@ -187,6 +189,8 @@ def _bundle_inspect(args: argparse.Namespace) -> int:
         f"{r['manifest']['clmodes']} on {r['manifest']['created']}\n"
         + _counts(r["manifest"]) + "\n" + _devices_text(r["manifest"]) + "\non this machine:\n"
         + "\n".join(f"  {m['exact'] or m['model']}\n    {_match_text(m)}" for m in r["matches"])
+        + "".join(f"\nroofline: {x['tunable']} {x['key']}: {x['winner']} at {x['roofline']:.0%}"
+                  for x in r.get("roofline", []))
     ))
     return 0
 
@@ -225,6 +229,45 @@ def _match_text(m: dict[str, Any]) -> str:
         return (f"same model as {m['local_device']}, other {', '.join(m['differs']) or 'driver'}: "
                 "tune results used, binaries dropped")
     return f"no match here (differs in {', '.join(m['differs'])}): skipped"
+
+
+# -- probe -----------------------------------------------------------------------------
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from clmodes.probe import cached
+
+    _select_device(args)
+    client = clmodes.client(args.device)
+    from_cache = not args.refresh and cached(client) is not None
+    result = clmodes.probe(client, refresh=args.refresh)
+    if result is None:  # only under COMPILE_ONLY, which a command never opens
+        raise ClmodesError("the probe measured nothing (process mode COMPILE_ONLY)")
+    report = {**result.as_dict(), "from_cache": from_cache,
+              "bandwidth_gbps": result.bandwidth_gbps, "compute_gflops": result.compute_gflops}
+
+    def text(r: dict[str, Any]) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["measured_at"]))
+        origin = "cached" if r["from_cache"] else "measured now"
+        lines = [f"{r['device']}", f"  {origin}: {when}, took {r['seconds']:.2f} s",
+                 f"  {'figure':8} {'value':>9}  {'unit':8} {'per launch':>12}  {'global x local':>16}"
+                 f"  {'per item':>8}  samples  rounds  stable"]
+        for f in (*r["bandwidth"], *r["compute"]):
+            work = f"{f['work'] / 2**20:.0f} MiB" if f["unit"] == "GB/s" else f"{f['work'] / 1e9:.2f} GFLOP"
+            shape = f"{f['global_size']} x {f['local_size']}"
+            lines.append(
+                f"  {f['name']:8} {f['value']:9.2f}  {f['unit']:8} {work:>12}  "
+                f"{shape:>16}  {f['per_item']:>8}  "
+                f"{f['samples']:>7}  {f['rounds']:>6}  {'yes' if f['stable'] else 'no':>6}"
+            )
+        lines.append(f"  roofline: min({r['bandwidth_gbps']:.2f} GB/s x FLOP/byte, "
+                     f"{r['compute_gflops']:.2f} GFLOP/s); ridge at "
+                     f"{r['compute_gflops'] / r['bandwidth_gbps']:.2f} FLOP/byte")
+        lines.append(f"  statistic: {r['statistic']}")
+        return "\n".join(lines)
+
+    _emit(args, report, text)
+    return 0
 
 
 # -- demo ------------------------------------------------------------------------------
@@ -300,6 +343,9 @@ def _parser() -> argparse.ArgumentParser:
     merged.add_argument("out")
     merged.add_argument("inputs", nargs="+")
     verb("demo", _demo, "a COMPILE_ONLY pass, one batch build, statistics", device=True)
+    probe = verb("probe", _probe, "the device's peak bandwidth and compute (measured once, cached)",
+                 device=True)
+    probe.add_argument("--refresh", action="store_true", help="measure again, replace the cached result")
     return parser
 
 

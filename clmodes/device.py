@@ -18,7 +18,10 @@ only transfer when the compiler that produced them is the same).
   people recognise, the gfx target is what code is compiled for, and several targets share
   one generic board name ("AMD Radeon Graphics" on APUs).
 - memory is rounded to whole GiB, so small driver-to-driver differences in what a board
-  reports (NVIDIA reserves a little more or less) do not change the model.
+  reports (NVIDIA reserves a little more or less) do not change the model. A CPU device's
+  memory is "host memory": it is the host's RAM, not a property of the device, and PoCL
+  reports a share of the memory *free* when it starts (3 GiB in one process, 5 GiB in the
+  next on one machine), which would make one CPU look like a new model every run.
 - OpenCL version is "OpenCL X.Y" only, without the vendor's suffix.
 
 `exact` is `model | driver <driver version> | <platform version>`. Every field has runs of
@@ -90,6 +93,12 @@ def _opencl_version(version: str) -> str:
     return f"OpenCL {match.group(1)}" if match else text
 
 
+def _type_name(kind: int) -> str | None:
+    """One of GPU, ACCELERATOR, CPU; None for anything else (Oclgrind sets every bit)."""
+    names = [n for n in ("GPU", "ACCELERATOR", "CPU") if kind & getattr(cl.device_type, n)]
+    return names[0] if len(names) == 1 else None
+
+
 def _memory_label(size: int) -> str:
     """Whole GiB (half up), or whole MiB below 1 GiB."""
     size = int(size)
@@ -120,6 +129,7 @@ class DeviceDescription:
     version: str
     driver_version: str
     board_name: str | None = None  # CL_DEVICE_BOARD_NAME_AMD, where the driver has it
+    device_type: str | None = None  # "GPU", "CPU", "ACCELERATOR"; None: not recorded
 
     @classmethod
     def of(cls, device: cl.Device) -> "DeviceDescription":
@@ -139,6 +149,7 @@ class DeviceDescription:
             version=device.version.strip(),
             driver_version=device.driver_version.strip(),
             board_name=(board or "").strip() or None,
+            device_type=_type_name(device.type),
         )
 
 
@@ -157,7 +168,8 @@ class Fingerprint:
             vendor,
             _device_name(d),
             f"{int(d.compute_units)}CU",
-            _memory_label(d.global_mem_size),
+            "host memory" if _clean(d.device_type or "").upper() == "CPU"
+            else _memory_label(d.global_mem_size),
             _opencl_version(d.version),
         ]
         model = " | ".join(fields)

@@ -51,14 +51,14 @@ MODELS = {
     "amd-rx7900xtx-rocm-3635": "AMD | AMD Radeon RX 7900 XTX (gfx1100) | 48CU | 24GiB | OpenCL 2.0",
     "intel-arc-a770": "Intel | Intel(R) Arc(TM) A770 Graphics | 512CU | 15GiB | OpenCL 3.0",
     "intel-cpu-runtime-epyc-7763":
-        "Intel | AMD EPYC 7763 64-Core Processor | 4CU | 16GiB | OpenCL 3.0",
+        "Intel | AMD EPYC 7763 64-Core Processor | 4CU | host memory | OpenCL 3.0",
     "intel-cpu-runtime-xeon-8272cl":
-        "Intel | Intel(R) Xeon(R) Platinum 8272CL CPU @ 2.60GHz | 2CU | 7GiB | OpenCL 3.0",
+        "Intel | Intel(R) Xeon(R) Platinum 8272CL CPU @ 2.60GHz | 2CU | host memory | OpenCL 3.0",
     "nvidia-h200": "NVIDIA | NVIDIA H200 | 132CU | 140GiB | OpenCL 3.0",
     "nvidia-rtx4090-535": "NVIDIA | NVIDIA GeForce RTX 4090 | 128CU | 24GiB | OpenCL 3.0",
     "nvidia-rtx4090-550": "NVIDIA | NVIDIA GeForce RTX 4090 | 128CU | 24GiB | OpenCL 3.0",
     "oclgrind": "Oclgrind | Oclgrind Simulator | 1CU | 128MiB | OpenCL 1.2",
-    "pocl-amd-epyc": "PoCL | pthread-AMD EPYC | 2CU | 3GiB | OpenCL 3.0",
+    "pocl-amd-epyc": "PoCL | pthread-AMD EPYC | 2CU | host memory | OpenCL 3.0",
 }
 
 VENDORS = {name: model.split(" | ")[0] for name, model in MODELS.items()}

@@ -10,6 +10,13 @@ The rules (DESIGN §2 Autotune):
   each on a measurement stream (scratch copies of buffer arguments, so the caller's
   buffers are never written), records the winner in memory and in the store, counts the
   key, then runs the winner on the caller's stream.
+
+With `cost=fn(*args) -> (bytes_moved, flops)` and a throughput probe cached for the device
+(`clmodes.probe`), each measured candidate's record gets "roofline": the fraction of the
+device's roofline it achieved (`clmodes.roofline_fraction`). A tune never triggers a
+probe: a probe costs seconds, and measuring it as a side effect of whichever call missed
+a key would make tune times unpredictable; run `clmodes probe` (or `clmodes.probe()`
+in a warm workload) first.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ from collections.abc import Callable, Mapping
 import clmodes
 from clmodes.errors import TuneError
 from clmodes.execution import Counter, ProcessMode, process_mode, record
+from clmodes.probe import cached as cached_probe
+from clmodes.roofline import roofline_fraction
 from clmodes.store import default_store
 from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey, tune_cache
@@ -32,6 +41,7 @@ from clmodes.tune.measure import Candidate, RacePolicy, race, scratch_copies
 log = logging.getLogger("clmodes")
 
 MeasureArgs = Callable[..., tuple[object, ...]]
+Cost = Callable[..., tuple[float, float]]  # cost(*args) -> (bytes moved, FLOPs) of one call
 
 
 def candidates_checksum(names: list[str]) -> str:
@@ -51,6 +61,9 @@ class Tunable:
     `measure_args(stream, *args) -> args` may supply the inputs to measure on (generated
     data); by default buffer arguments are copied onto the measurement stream.
 
+    `cost(*args) -> (bytes_moved, flops)`: what one call moves and computes (all its
+    launches, as a sample times them), for the roofline fraction in the tune record.
+
     Thread-safe: two threads calling one untuned key tune it once; the second blocks until
     the first has a winner, then runs that winner (see `tune.cache`).
     """
@@ -63,6 +76,7 @@ class Tunable:
         *,
         measure_args: MeasureArgs | None = None,
         policy: RacePolicy = RacePolicy(),
+        cost: Cost | None = None,
     ) -> None:
         if not candidates:
             raise ValueError(f"tunable {name!r} needs at least one candidate")
@@ -71,6 +85,7 @@ class Tunable:
         self.candidates = dict(candidates)
         self.measure_args = measure_args
         self.policy = policy
+        self.cost = cost
         self._names = list(self.candidates)
         self._checksum = candidates_checksum(self._names)
 
@@ -147,6 +162,7 @@ class Tunable:
             "measured_at": time.time(),
             "clmodes": clmodes.__version__,
         }
+        self._score(caller, args, entry, key)
         stored = default_store().put_tune(*key, entry)
         record(Counter.KEYS)
         log.info(
@@ -155,6 +171,33 @@ class Tunable:
             len(self.candidates), entry["tune_seconds"],
         )
         return stored["winner"] if stored["winner"] in self.candidates else best.name
+
+    def _score(self, caller: Stream, args: tuple[object, ...], entry: dict, key: TuneKey) -> None:
+        """Add each measured candidate's roofline fraction to a tune record, when there is
+        a cost function and a cached probe result (never measured from here)."""
+        if self.cost is None:
+            return
+        probed = cached_probe(caller.device)
+        if probed is None:
+            log.debug("%s: no probe cached for %s; no roofline recorded",
+                      self._describe(key), caller.device.label)
+            return
+        try:
+            moved, flops = (float(v) for v in self.cost(*args))
+            fractions = {
+                name: roofline_fraction(probed, measured["median_s"], moved, flops)
+                for name, measured in entry["measurements"].items()
+            }
+        except Exception as error:  # noqa: BLE001 - a scoring problem never fails a tune
+            log.warning("%s: cost function failed (%s); no roofline recorded",
+                        self._describe(key), error)
+            return
+        for name, fraction in fractions.items():
+            entry["measurements"][name]["roofline"] = fraction
+        entry["roofline"] = fractions[entry["winner"]]
+        entry["cost"] = {"bytes_moved": moved, "flops": flops,
+                         "bandwidth_gbps": probed.bandwidth_gbps,
+                         "compute_gflops": probed.compute_gflops}
 
 
 def _measurement_stream(caller: Stream) -> Stream:

@@ -1,0 +1,176 @@
+#!/usr/bin/env python
+"""Throughput probe benchmark: `clmodes.probe`'s figures beside what numpy achieves.
+
+    python ci/bench/bench_probe.py [--json OUT] [--copy-mib N] [--matmul N] [--reps N]
+
+The device: `$CLMODES_DEVICE` selects (an index into `clmodes devices`, or a substring of
+"platform / device"); unset, PoCL. Intel's CPU runtime, when installed in this environment
+(`pip install '.[intel]'`), is registered as `ci/opencl_env.py` does it: its variables are
+read when a process starts, so the script re-executes itself once with them, and
+`CLMODES_DEVICE=intel` selects it.
+
+1. The probe, measured fresh (`refresh=True`, into a temporary store, so nothing cached
+   is shown): every figure with its size, work-group and samples, and the probe's wall
+   time; then the cost of a cached call.
+2. numpy on the same machine: a large copy (`np.copyto` between two float32 arrays of
+   --copy-mib MiB; GB/s counts the bytes read plus the bytes written, as the probe's
+   `copy` does) and a large float32 matmul (n x n, 2 n^3 FLOPs, numpy's BLAS with its own
+   threads). Each: one warm-up, then --reps timed runs; median and best reported.
+3. Side by side: the probe's copy against numpy's copy, the probe's best compute against
+   numpy's matmul, with the ratio (probe / numpy).
+
+On a CPU runtime both sides run on the same cores, so the ratios say how close the probe
+comes to what the machine can do (a matmul does loads and stores besides FMAs, so a BLAS
+sits below the FMA peak; numpy's copy is libc's memcpy, whose non-temporal stores skip the
+read-for-ownership that an OpenCL kernel's ordinary stores pay: about a third more
+traffic than either side counts, so a probe copy near 2/3 of numpy's is what ordinary
+kernel stores, the ones the probe scores, can reach). On a GPU the numpy figures are the host's, for scale. The machine's load is
+printed: other work on it shifts every figure.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _register_intel() -> None:
+    """Re-execute once with Intel's ICD registered, if its runtime is installed here."""
+    if os.environ.get("CLMODES_BENCH_REEXEC") or os.environ.get("OCL_ICD_VENDORS"):
+        return  # done already, or registered by the caller (`eval "$(python ci/opencl_env.py)"`)
+    if not (Path(sys.prefix) / "lib" / "libintelocl.so").exists():
+        return
+    out = subprocess.run([sys.executable, str(ROOT / "ci" / "opencl_env.py")],
+                         capture_output=True, text=True, check=False)
+    exports = {}
+    for line in out.stdout.splitlines():
+        if line.startswith("export "):
+            name, _, value = line[len("export "):].partition("=")
+            exports[name] = shlex.split(value)[0] if value else ""
+    if exports:
+        env = {**os.environ, **exports, "CLMODES_BENCH_REEXEC": "1"}
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+
+
+_register_intel()
+os.environ["CLMODES_CACHE_DIR"] = tempfile.mkdtemp(prefix="clmodes-bench-probe-")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pyopencl as cl  # noqa: E402
+
+import clmodes  # noqa: E402
+
+
+def _device() -> clmodes.Client:
+    if os.environ.get("CLMODES_DEVICE"):
+        return clmodes.client()
+    pocl = [d for d in clmodes.devices() if d.fingerprint.vendor == "PoCL"]
+    return clmodes.client(pocl[0] if pocl else None)
+
+
+def _timed(run, reps: int) -> list[float]:
+    run()  # warm-up: page faults, BLAS thread start-up
+    times = []
+    for _ in range(reps):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def numpy_copy(mib: int, reps: int) -> dict:
+    source = np.ones(mib * (1 << 20) // 4, dtype=np.float32)
+    target = np.empty_like(source)
+    times = _timed(lambda: np.copyto(target, source), reps)
+    moved = 2 * source.nbytes
+    return {"bytes_moved": moved, "median_gbps": moved / statistics.median(times) / 1e9,
+            "best_gbps": moved / min(times) / 1e9, "reps": reps, "mib": mib}
+
+
+def numpy_matmul(n: int, reps: int) -> dict:
+    rng = np.random.default_rng(0)
+    a = rng.random((n, n), dtype=np.float32)
+    b = rng.random((n, n), dtype=np.float32)
+    out = np.empty((n, n), dtype=np.float32)
+    times = _timed(lambda: np.matmul(a, b, out=out), reps)
+    flops = 2 * n**3
+    return {"flops": flops, "median_gflops": flops / statistics.median(times) / 1e9,
+            "best_gflops": flops / min(times) / 1e9, "reps": reps, "n": n}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", metavar="OUT", help="write every figure as JSON to OUT")
+    parser.add_argument("--copy-mib", type=int, default=256, help="numpy copy size (MiB)")
+    parser.add_argument("--matmul", type=int, default=2048, help="numpy matmul size n")
+    parser.add_argument("--reps", type=int, default=7, help="timed numpy runs")
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore", category=cl.CompilerWarning)
+
+    client = _device()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    started = time.perf_counter()
+    result = clmodes.probe(client, refresh=True)
+    wall = time.perf_counter() - started
+    started = time.perf_counter()
+    for _ in range(1000):
+        clmodes.probe(client)
+    cached_us = (time.perf_counter() - started) / 1000 * 1e6
+    copy = numpy_copy(args.copy_mib, args.reps)
+    matmul = numpy_matmul(args.matmul, args.reps)
+
+    print(f"device: {client.device.label}")
+    print(f"model:  {client.device.fingerprint.model}")
+    print(f"host:   {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+          f"numpy {np.__version__}, load average {load:.2f}")
+    print(f"probe:  {wall:.2f} s measured fresh (build, code generation, calibration, samples); "
+          f"a cached call {cached_us:.1f} us")
+    print()
+    print(f"  {'figure':8} {'value':>9}  {'unit':8} {'per launch':>12}  {'global x local':>16}  "
+          f"{'samples':>7}  {'rounds':>6}  stable")
+    for f in (*result.bandwidth, *result.compute):
+        work = f"{f.work / 2**20:.0f} MiB" if f.unit == "GB/s" else f"{f.work / 1e9:.3f} GFLOP"
+        shape = f"{f.global_size} x {f.local_size}"
+        print(f"  {f.name:8} {f.value:9.2f}  {f.unit:8} {work:>12}  {shape:>16}  {f.samples:>7}  "
+              f"{f.rounds:>6}  {'yes' if f.stable else 'no'}")
+    print()
+    print(f"  {'side by side':40} {'probe':>10} {'numpy median':>13} {'numpy best':>11} "
+          f"{'probe/median':>13}")
+    rows = [
+        (f"copy GB/s (numpy: {args.copy_mib} MiB copyto)", result.copy_gbps,
+         copy["median_gbps"], copy["best_gbps"]),
+        ("read GB/s (numpy: the same copy)", result.read_gbps,
+         copy["median_gbps"], copy["best_gbps"]),
+        (f"float32 GFLOP/s (numpy: {args.matmul}^2 matmul)", result.compute_gflops,
+         matmul["median_gflops"], matmul["best_gflops"]),
+    ]
+    for label, mine, median, best in rows:
+        print(f"  {label:40} {mine:10.2f} {median:13.2f} {best:11.2f} {mine / median:12.2f}x")
+    print(f"\n  roofline: min({result.bandwidth_gbps:.2f} GB/s x FLOP/byte, "
+          f"{result.compute_gflops:.2f} GFLOP/s); ridge at {result.ridge_intensity:.2f} FLOP/byte")
+    print(f"  statistic: {result.statistic}")
+
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "device": client.device.label, "load_average": load, "probe_wall_s": wall,
+            "cached_call_us": cached_us, "probe": result.as_dict(),
+            "numpy_copy": copy, "numpy_matmul": matmul,
+        }, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
