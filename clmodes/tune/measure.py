@@ -6,15 +6,18 @@ between kernels. Each candidate is run `warmup` times first (PoCL generates a ke
 work-group function at its first enqueue per local size, which costs hundreds of
 milliseconds and must not be counted).
 
-Racing keeps tuning cheap: every candidate gets a few samples; any whose *fastest* sample
-is slower than `drop_ratio` times the best median is dropped; the rest get more samples;
-the winner has the lowest median.
+Racing keeps tuning cheap: every candidate gets a few samples (one, if that one is already
+slower than `drop_ratio` times the best median so far); any whose *fastest* sample is
+slower than `drop_ratio` times the best median is dropped; the rest get more samples;
+the winner has the lowest median. Samples stop at a device-time budget per candidate, so
+large work costs fewer samples rather than proportionally more time.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import statistics
 from collections.abc import Callable, Mapping
 
@@ -36,6 +39,7 @@ class RacePolicy:
     total_samples: int = 7
     drop_ratio: float = 1.5
     slow_sample_s: float = 0.25  # a candidate this slow per sample gets no extra samples
+    sample_budget_s: float = 0.5  # device seconds of samples per candidate, at least one
 
 
 @dataclasses.dataclass
@@ -77,14 +81,9 @@ def race(
     dropped: dict[str, str] = {}
     with StreamModeOverride(stream, StreamMode.EXECUTE):
         for name, candidate in candidates.items():
+            best = min((m.median for m in measured.values()), default=math.inf)
             try:
-                for _ in range(policy.warmup):
-                    candidate(stream, *args)
-                stream.finish()
-                measurement = Measurement(name)
-                for _ in range(policy.first_samples):
-                    measurement.samples.append(sample(candidate, stream, args))
-                measured[name] = measurement
+                measured[name] = _first_round(name, candidate, stream, args, policy, best)
             except Exception as error:  # noqa: BLE001 - any failure drops the candidate
                 log.warning("%s: candidate %r dropped: %s", describe, name, error)
                 dropped[name] = f"failed: {error}"
@@ -96,12 +95,40 @@ def race(
                 dropped[name] = f"slower: {measurement.median:.3g} s vs best {best:.3g} s"
                 measured.pop(name)
         for measurement in measured.values():
-            if measurement.median > policy.slow_sample_s:
-                continue
-            candidate = candidates[measurement.name]
-            while len(measurement.samples) < policy.total_samples:
-                measurement.samples.append(sample(candidate, stream, args))
+            _more_samples(measurement, candidates[measurement.name], stream, args, policy)
     return measured, dropped
+
+
+def _first_round(
+    name: str, candidate: Candidate, stream: Stream, args: tuple[object, ...],
+    policy: RacePolicy, best: float,
+) -> Measurement:
+    """Warm-up, then up to `first_samples` samples; one only when it is already clearly
+    slower than the best so far, or when samples would exceed the time budget: tuning cost
+    should follow the number of candidates, not the size of the work."""
+    for _ in range(policy.warmup):
+        candidate(stream, *args)
+    stream.finish()
+    measurement = Measurement(name)
+    while len(measurement.samples) < policy.first_samples:
+        measurement.samples.append(sample(candidate, stream, args))
+        if measurement.samples[0] > policy.drop_ratio * best:
+            break
+        if sum(measurement.samples) > policy.sample_budget_s:
+            break
+    return measurement
+
+
+def _more_samples(
+    measurement: Measurement, candidate: Candidate, stream: Stream, args: tuple[object, ...],
+    policy: RacePolicy,
+) -> None:
+    """Contenders get samples up to `total_samples`, within the time budget."""
+    if measurement.median > policy.slow_sample_s:
+        return
+    while (len(measurement.samples) < policy.total_samples
+           and sum(measurement.samples) < policy.sample_budget_s):
+        measurement.samples.append(sample(candidate, stream, args))
 
 
 def scratch_copies(args: tuple[object, ...], stream: Stream) -> tuple[object, ...]:

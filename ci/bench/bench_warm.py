@@ -1,0 +1,555 @@
+#!/usr/bin/env python
+"""Warm-start benchmark: what `clmodes.warm(workload)` buys a fresh process, and what it costs.
+
+    python ci/bench/bench_warm.py [--json OUT] [--reps N] [--size S] [--budget SECONDS]
+                                  [--workload auto|builtin|MODULE:FUNC] [--no-pin-memory]
+
+The workload: `kernels_cl.workloads.mlp` if that exists (`--workload auto`, the default;
+S is its row count, $KERNELS_CL_BATCH, default 8192), else `ci/bench/warm_workload.py`
+(`--workload builtin`: 16 stage kernels of one source with different defines, 2 tunables
+with 6 and 4 candidates; 23 kernels, 2 tune keys; S is $WARM_BENCH_SIZE elements, default
+2**18). Either default S executes in ~0.2-0.4 s on 2-core PoCL, so 8S clearly takes longer.
+With mlp one rep takes minutes (tuning 15 matmul candidates at 8S, PoCL's BINARIES), so
+`--budget` usually stops it after one rep; the builtin workload fits ~2-3 reps.
+
+Every measurement runs in a fresh subprocess with POCL_KERNEL_CACHE=0 (PoCL's own kernel
+cache would make "cold" warm, DESIGN §4) and PYOPENCL_NO_CACHE=1, and its own fresh
+CLMODES_CACHE_DIR temporary directory, except the warmed runs, which reuse the directory
+the warm before them filled. Times "inside" run from before `import clmodes` to the
+result read back (`.get()`) or to `warm()` returning; "process wall" is the parent's
+clock around the whole subprocess (interpreter start and exit included).
+
+Per repetition (a rep runs every kind once, interleaved, so background load hits all
+kinds alike; each figure is the median over reps):
+- floor:        import clmodes + client + stream, nothing else (the least any run costs)
+- cold S:       the workload once at size S under EXECUTE: compile + tune + execute
+- warm S:       `clmodes.warm(workload)` at S, fresh store
+- warmed S:     the workload once at S, fresh process, in the store warm S filled
+- warm 8S:      `clmodes.warm(workload)` at 8S, fresh store
+- cold 8S:      the workload once at 8S, fresh store
+After its first result a cold run executes the workload `--probes` more times in the same
+process: the fastest is "execution" (steady state: everything obtained, tuned, code
+generated). That time is subtracted from its process wall.
+
+(a) cold S vs warmed S (target: warmed >= 5x faster); (b) warm 8S vs warm S (target:
+ratio <= 1.2); (c) warm 8S vs cold 8S.
+
+PoCL reports a global memory size that follows the host's memory state, and it drifted
+between processes on a busy machine (3, 4 and 5 GiB within minutes). clmodes versions
+that put the rounded size in the device fingerprint then miss a warmed store (newer ones
+write "host memory" for CPU devices). By default every subprocess gets
+POCL_MEMORY_LIMIT=2 (GiB), which pins the size (harmless where it is not fingerprinted);
+`--no-pin-memory` measures without the pin. Every warmed run reports hit or MISS.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Every process this script starts inherits these (and so does this one).
+os.environ["POCL_KERNEL_CACHE"] = "0"
+os.environ["PYOPENCL_NO_CACHE"] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+DEFAULT_SIZE = 1 << 18  # warm_workload elements: ~0.4 s of execution on 2-core PoCL
+MLP_DEFAULT_BATCH = 8192  # mlp rows: ~0.2 s of execution on 2-core PoCL
+PIN_GIB = 2
+BUILTIN = "warm_workload:workload"
+MLP = "kernels_cl.workloads:mlp"
+
+# Runs in each subprocess (`python -c`). Spec in $WARM_BENCH_CHILD (JSON).
+CHILD = r'''
+import time
+t0 = time.perf_counter()
+import clmodes
+t_import = time.perf_counter() - t0
+import importlib, inspect, json, os
+import numpy as np
+import clmodes.binaries, clmodes.server, clmodes.tune.tunable
+
+spec = json.loads(os.environ["WARM_BENCH_CHILD"])
+timers = {}
+inside_tune = [0]
+
+def timed(owner, name, label):
+    real = getattr(owner, name, None)
+    if real is None:  # clmodes moved on: that part of the breakdown reads as 0
+        timers.setdefault("missing_hooks", []).append(f"{owner.__name__}.{name}")
+        return
+    def wrapper(*args, **kwargs):
+        started = time.perf_counter()
+        if label == "tune_s":
+            inside_tune[0] += 1
+        try:
+            return real(*args, **kwargs)
+        finally:
+            if label == "tune_s":
+                inside_tune[0] -= 1
+            key = "tune_" + label if inside_tune[0] and label != "tune_s" else label
+            timers[key] = timers.get(key, 0.0) + time.perf_counter() - started
+    setattr(owner, name, wrapper)
+
+# build_s/load_s: outside tunes; tune_build_s/tune_load_s: inside them (part of tune_s)
+timed(clmodes.server.DeviceServer, "_build", "build_s")        # Program.build from source
+timed(clmodes.server.DeviceServer, "_load", "load_s")          # program from a stored binary
+timed(clmodes.tune.tunable.Tunable, "_tune", "tune_s")         # a tune: gather, build, race
+timed(clmodes.binaries, "capture", "capture_s")                # reading BINARIES, storing them
+
+def resolve(name):
+    module, _, attr = name.partition(":")
+    fn = getattr(importlib.import_module(module), attr)
+    if not spec["pass_size"]:
+        return fn
+    try:
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    if params:
+        return lambda: fn(spec["size"])
+    return fn
+
+def read_back(result):
+    if hasattr(result, "get"):
+        result = result.get()
+    if isinstance(result, (list, tuple)):
+        result = [read_back(r) for r in result]
+    return result
+
+def checksum(result):
+    """A position-weighted sum (a plain sum of softmax rows is always the row count)."""
+    try:
+        parts = result if isinstance(result, list) else [result]
+        total = 0.0
+        for p in parts:
+            flat = np.asarray(p, dtype=np.float64).ravel()
+            total += float(np.dot(flat, 1.0 + np.arange(flat.size) % 7))
+        return total
+    except (TypeError, ValueError):
+        return None
+
+def reference_error(result):
+    """Max abs difference to the workload's `<name>_reference()`, if it has one."""
+    module, _, attr = spec["workload"].partition(":")
+    ref = getattr(importlib.import_module(module), attr + "_reference", None)
+    if ref is None:
+        return None
+    try:
+        expected = np.asarray(ref(), dtype=np.float64)
+        return float(np.max(np.abs(np.asarray(result, dtype=np.float64) - expected)))
+    except Exception as error:  # noqa: BLE001 - a report, not a test
+        return repr(error)
+
+workload = resolve(spec["workload"])
+out = {"mode": spec["mode"], "import_s": t_import}
+if spec["mode"] == "floor":
+    clmodes.client().stream()
+    out["inside_s"] = time.perf_counter() - t0
+elif spec["mode"] == "run":
+    collector = clmodes.StatisticsCollector()
+    with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, collector):
+        result = read_back(workload())
+    out["inside_s"] = time.perf_counter() - t0
+    out["statistics"] = clmodes.StatisticsReader(collector).statistics().as_dict()
+    out["checksum"] = checksum(result)
+    out.update(timers)
+    probes = []
+    for _ in range(spec["probes"]):
+        started = time.perf_counter()
+        read_back(workload())
+        probes.append(time.perf_counter() - started)
+    out["probes_s"] = probes
+    started = time.perf_counter()
+    out["reference_max_abs_error"] = reference_error(result)
+    out["post_s"] = time.perf_counter() - started
+elif spec["mode"] == "warm":
+    passes = []
+    def passing():
+        started = time.perf_counter()
+        try:
+            return workload()
+        finally:
+            passes.append(time.perf_counter() - started)
+    stats = clmodes.warm(passing)
+    out["inside_s"] = time.perf_counter() - t0
+    out["statistics"] = stats.as_dict()
+    out["passes_s"] = passes
+    out.update(timers)
+device = clmodes.client().device
+out["model"] = device.fingerprint.model
+out["global_mem_size"] = int(device.cl_device.global_mem_size)
+out["pocl_memory_limit"] = os.environ.get("POCL_MEMORY_LIMIT")
+print("WARM_BENCH_RESULT " + json.dumps(out), flush=True)
+'''
+
+
+class ChildFailed(RuntimeError):
+    pass
+
+
+def child(mode: str, spec: dict, size: int, cache_dir: Path, probes: int = 0,
+          pin: bool = True) -> dict:
+    """One fresh subprocess; its report plus the parent's wall time."""
+    env = {
+        **os.environ,
+        "POCL_KERNEL_CACHE": "0",
+        "PYOPENCL_NO_CACHE": "1",
+        "CLMODES_CACHE_DIR": str(cache_dir),
+        "WARM_BENCH_SIZE": str(size),
+        spec["size_env"]: str(size),
+        "PYTHONPATH": os.pathsep.join(
+            p for p in (str(HERE), str(ROOT), os.environ.get("PYTHONPATH", "")) if p
+        ),
+        "WARM_BENCH_CHILD": json.dumps({**spec, "mode": mode, "size": size, "probes": probes}),
+    }
+    if pin:
+        env["POCL_MEMORY_LIMIT"] = str(PIN_GIB)
+    else:
+        env.pop("POCL_MEMORY_LIMIT", None)
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
+                          text=True, timeout=900, cwd=ROOT)
+    wall = time.perf_counter() - started
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("WARM_BENCH_RESULT ")]
+    if proc.returncode != 0 or not lines:
+        raise ChildFailed(f"{mode} at size {size} failed (rc {proc.returncode}):\n"
+                          f"{proc.stderr[-4000:]}")
+    out = json.loads(lines[-1][len("WARM_BENCH_RESULT "):])
+    out["process_wall_s"] = wall - sum(out.get("probes_s", [])) - out.get("post_s", 0.0)
+    out["size"] = size
+    warnings = [ln for ln in proc.stderr.splitlines() if "warn" in ln.lower()]
+    if warnings:
+        out["stderr_warnings"] = warnings[-10:]
+    return out
+
+
+def choose_workload(requested: str) -> dict:
+    """What to run: workload (MODULE:FUNC), size_env (the variable S is written to),
+    pass_size (call FUNC(S) if it takes an argument), default_size, description."""
+    builtin = {"workload": BUILTIN, "size_env": "WARM_BENCH_SIZE", "pass_size": False,
+               "default_size": DEFAULT_SIZE, "size_unit": "elements",
+               "description": "ci/bench/warm_workload.py (23 kernels, 2 tune keys)"}
+    mlp = {"workload": MLP, "size_env": "KERNELS_CL_BATCH", "pass_size": False,
+           "default_size": MLP_DEFAULT_BATCH, "size_unit": "rows (KERNELS_CL_BATCH)",
+           "description": f"{MLP}: size = KERNELS_CL_BATCH, other KERNELS_CL_* at defaults"}
+    if requested == "builtin":
+        return builtin
+    if requested == "mlp":
+        return mlp
+    if requested != "auto":
+        return {"workload": requested, "size_env": "WARM_BENCH_SIZE", "pass_size": True,
+                "default_size": DEFAULT_SIZE, "size_unit": "(FUNC(S) / $WARM_BENCH_SIZE)",
+                "description": requested}
+    probe = subprocess.run(
+        [sys.executable, "-c",
+         "import kernels_cl.workloads as w; print(callable(getattr(w, 'mlp', None)))"],
+        capture_output=True, text=True, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE)])},
+    )
+    if probe.returncode == 0 and probe.stdout.strip().endswith("True"):
+        return mlp
+    builtin["description"] += "; kernels_cl.workloads.mlp not found"
+    return builtin
+
+
+def loadavg() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+KINDS = ("floor", "cold_S", "warm_S", "warmed_S", "warm_8S", "cold_8S")
+
+
+def one_rep(spec: dict, size: int, probes: int, pin: bool, scratch: Path) -> dict:
+    """Every kind once, each in a fresh process with a fresh store (warmed: the warm's)."""
+    big = 8 * size
+
+    def fresh() -> Path:
+        return Path(tempfile.mkdtemp(prefix="store-", dir=scratch))
+
+    rep: dict[str, dict] = {}
+    rep["floor"] = child("floor", spec, size, fresh(), pin=pin)
+    rep["cold_S"] = child("run", spec, size, fresh(), probes=probes, pin=pin)
+    warmed_dir = fresh()
+    rep["warm_S"] = child("warm", spec, size, warmed_dir, pin=pin)
+    rep["warmed_S"] = child("run", spec, size, warmed_dir, pin=pin)
+    rep["warm_8S"] = child("warm", spec, big, fresh(), pin=pin)
+    rep["cold_8S"] = child("run", spec, big, fresh(), probes=probes, pin=pin)
+    return rep
+
+
+def median(values: list[float]) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def summarize(reps: list[dict]) -> dict:
+    """Medians per kind of every numeric figure."""
+    out: dict[str, dict] = {}
+    for kind in KINDS:
+        runs = [r[kind] for r in reps]
+        figures: dict[str, float | None] = {}
+        for name in ("inside_s", "process_wall_s", "import_s", "build_s", "load_s", "tune_s",
+                     "tune_build_s", "capture_s"):
+            default = None if name in ("inside_s", "process_wall_s", "import_s") else 0.0
+            figures[name] = median([r.get(name, default) for r in runs])
+        if runs[0].get("passes_s"):
+            figures["gather_pass_s"] = median([r["passes_s"][0] for r in runs])
+            figures["tune_pass_s"] = median([r["passes_s"][1] for r in runs])
+        if runs[0].get("probes_s"):
+            figures["execution_s"] = median([min(r["probes_s"]) for r in runs])
+        if kind != "floor":
+            # what the named parts leave: for runs, execution and PoCL's code generation at
+            # each kernel's first enqueue; for warm, the gather pass, dropped launches, the
+            # store commit
+            figures["other_s"] = median([
+                r["inside_s"] - r["import_s"] - sum(r.get(k, 0.0) for k in (
+                    "build_s", "load_s", "tune_s", "capture_s"))
+                for r in runs
+            ])
+        out[kind] = figures
+    return out
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def verdicts(reps: list[dict]) -> dict:
+    """Did the warmed runs hit the store? Do results agree? Did the fingerprint drift?"""
+    checks: dict[str, object] = {}
+    for size_tag in ("S",):
+        hits = []
+        for r in reps:
+            warmed, warm = r[f"warmed_{size_tag}"], r[f"warm_{size_tag}"]
+            s = warmed["statistics"]
+            comp, tune = s["compilation"], s["autotune"]
+            hit = (comp["compiled"] == 0 and comp["builds"] == 0 and tune["keys"] == 0
+                   and comp["loaded"] == comp["kernels"])
+            hits.append({"hit": hit, "warmed": s, "warm": warm["statistics"],
+                         "same_model": warm["model"] == warmed["model"]})
+        checks[f"warmed_{size_tag}"] = hits
+        agree = []
+        for r in reps:
+            a, b = r[f"cold_{size_tag}"].get("checksum"), r[f"warmed_{size_tag}"].get("checksum")
+            agree.append(None if a is None or b is None
+                         else abs(a - b) <= 1e-4 * max(1.0, abs(a)))
+        checks[f"results_agree_{size_tag}"] = agree
+    checks["reference_max_abs_error"] = {
+        kind: [r[kind].get("reference_max_abs_error") for r in reps]
+        for kind in ("cold_S", "warmed_S", "cold_8S")
+    }
+    checks["statistics_rep1"] = {
+        kind: (run["statistics"]["compilation"], run["statistics"]["autotune"])
+        for kind, run in reps[0].items() if "statistics" in run
+    }
+    models = sorted({run["model"] for r in reps for run in r.values()})
+    mems = sorted({run["global_mem_size"] for r in reps for run in r.values()})
+    checks["device_models_seen"] = models
+    checks["global_mem_sizes_seen"] = mems
+    return checks
+
+
+def fmt_s(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f} s"
+
+
+def fmt_x(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}x"
+
+
+def table(m: dict, meta: dict, checks: dict) -> str:
+    a_in = ratio(m["cold_S"]["inside_s"], m["warmed_S"]["inside_s"])
+    a_wall = ratio(m["cold_S"]["process_wall_s"], m["warmed_S"]["process_wall_s"])
+    b_in = ratio(m["warm_8S"]["inside_s"], m["warm_S"]["inside_s"])
+    b_wall = ratio(m["warm_8S"]["process_wall_s"], m["warm_S"]["process_wall_s"])
+    c_in = ratio(m["warm_8S"]["inside_s"], m["cold_8S"]["inside_s"])
+    c_wall = ratio(m["warm_8S"]["process_wall_s"], m["cold_8S"]["process_wall_s"])
+    ex_S, ex_8S = m["cold_S"].get("execution_s"), m["cold_8S"].get("execution_s")
+
+    def ok(value, target, better):
+        if value is None:
+            return "n/a"
+        return "PASS" if (value >= target if better == "high" else value <= target) else "FAIL"
+
+    rows: list[tuple[str, str, str]] = []
+    add = rows.append
+    add(("(a) cold run S: compile+tune+execute", fmt_s(m["cold_S"]["inside_s"]),
+         fmt_s(m["cold_S"]["process_wall_s"])))
+    add(("(a) warmed run S: after warm(), fresh process", fmt_s(m["warmed_S"]["inside_s"]),
+         fmt_s(m["warmed_S"]["process_wall_s"])))
+    add((f"(a) speed-up cold/warmed  [target >= 5x: {ok(a_in, 5, 'high')}]", fmt_x(a_in),
+         fmt_x(a_wall)))
+    add(("(b) warm() S", fmt_s(m["warm_S"]["inside_s"]), fmt_s(m["warm_S"]["process_wall_s"])))
+    add(("(b) warm() 8S", fmt_s(m["warm_8S"]["inside_s"]),
+         fmt_s(m["warm_8S"]["process_wall_s"])))
+    add((f"(b) warm 8S / warm S  [target <= 1.2: {ok(b_in, 1.2, 'low')}]", fmt_x(b_in),
+         fmt_x(b_wall)))
+    add(("(c) cold run 8S: compile+tune+execute", fmt_s(m["cold_8S"]["inside_s"]),
+         fmt_s(m["cold_8S"]["process_wall_s"])))
+    add(("(c) warm() 8S / cold run 8S", fmt_x(c_in), fmt_x(c_wall)))
+    add(("    execution alone (steady state) S", fmt_s(ex_S), ""))
+    add(("    execution alone (steady state) 8S, 8S/S", fmt_s(ex_8S), fmt_x(ratio(ex_8S, ex_S))))
+    add(("    floor: import clmodes + client + stream", fmt_s(m["floor"]["inside_s"]),
+         fmt_s(m["floor"]["process_wall_s"])))
+
+    width = max(len(r[0]) for r in rows)
+    lines = [
+        f"clmodes warm benchmark - {meta['device']}",
+        f"workload: {meta['workload']}",
+        f"S = {meta['size']} {meta['size_unit']}, 8S = {8 * meta['size']}; median of {meta['reps']} "
+        f"rep(s); POCL_KERNEL_CACHE=0; memory pin: {meta['pin']}",
+        f"load average before/after: {meta['load_before']} / {meta['load_after']}",
+        "",
+        f"{'':{width}}  {'inside':>10}  {'process wall':>12}",
+    ]
+    lines += [f"{name:{width}}  {inside:>10}  {wall:>12}" for name, inside, wall in rows]
+    lines.append("")
+    lines.append("breakdown (medians, inside the subprocess; build/tune/load/capture are summed "
+                 "clmodes calls):")
+    for kind in ("cold_S", "warm_S", "warmed_S", "warm_8S", "cold_8S"):
+        f = m[kind]
+        parts = [f"import {fmt_s(f['import_s'])}", f"build {fmt_s(f['build_s'])}",
+                 f"tune {fmt_s(f['tune_s'])} (its builds {fmt_s(f['tune_build_s'])})"]
+        if f.get("load_s"):
+            parts.append(f"load {fmt_s(f['load_s'])}")
+        if kind.startswith("warm_"):
+            parts.append(f"capture (BINARIES) {fmt_s(f['capture_s'])}")
+            parts.append(f"[passes: gather {fmt_s(f.get('gather_pass_s'))}, "
+                         f"tune {fmt_s(f.get('tune_pass_s'))}]")
+        parts.append(f"other {fmt_s(f['other_s'])}")
+        lines.append(f"  {kind:<9} {fmt_s(f['inside_s']):>8} = " + ", ".join(parts))
+    lines.append("  (other: execution and PoCL's per-kernel code generation at first enqueue "
+                 "for runs; gather pass, dropped launches, store commit for warm)")
+    lines.append("")
+    stats = checks["statistics_rep1"]
+    lines.append("clmodes statistics (rep 1): " + "; ".join(
+        f"{kind}: {c['kernels']} kernels ({c['compiled']} compiled, {c['loaded']} loaded, "
+        f"{c['builds']} builds), {a['keys']} keys"
+        for kind, (c, a) in stats.items()))
+    for tag in ("S",):
+        hits = checks[f"warmed_{tag}"]
+        n_hit = sum(1 for h in hits if h["hit"])
+        lines.append(
+            f"warmed run {tag}: store hit in {n_hit}/{len(hits)} rep(s) (hit = nothing "
+            f"compiled or tuned, every kernel loaded); results agree with cold: "
+            f"{checks[f'results_agree_{tag}']}"
+        )
+        for h in hits:
+            if not h["hit"]:
+                lines.append(f"  MISS: warmed stats {h['warmed']}; same device model as the "
+                             f"warm: {h['same_model']}")
+    errors = checks["reference_max_abs_error"]
+    if any(e is not None for v in errors.values() for e in v):
+        lines.append(f"max abs error vs the workload's numpy reference: {errors}")
+    lines.append(f"device models seen: {checks['device_models_seen']}")
+    if meta.get("notes"):
+        lines += [f"note: {n}" for n in meta["notes"]]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--size", type=int, default=None,
+                        help=f"S: mlp rows (default {MLP_DEFAULT_BATCH}) or builtin elements "
+                             f"(default {DEFAULT_SIZE})")
+    parser.add_argument("--probes", type=int, default=2,
+                        help="extra executions after a warmed run's first result")
+    parser.add_argument("--budget", type=float, default=300.0,
+                        help="stop adding reps when the next would end past this (seconds)")
+    parser.add_argument("--workload", default="auto",
+                        help="auto (kernels_cl.workloads:mlp if present, else builtin), "
+                             "mlp, builtin, or MODULE:FUNC")
+    parser.add_argument("--no-pin-memory", action="store_true")
+    args = parser.parse_args(argv)
+
+    spec = choose_workload(args.workload)
+    size = args.size or spec["default_size"]
+    pin = not args.no_pin_memory
+    scratch = Path(tempfile.mkdtemp(prefix="clmodes-bench-warm-"))
+    started = time.perf_counter()
+    notes: list[str] = []
+    load_before = loadavg()
+    reps: list[dict] = []
+    try:
+        for i in range(args.reps):
+            rep_started = time.perf_counter()
+            reps.append(one_rep(spec, size, args.probes, pin, scratch))
+            per_rep = time.perf_counter() - rep_started
+            print(f"rep {i + 1}/{args.reps}: {per_rep:.1f} s (load {loadavg()})",
+                  file=sys.stderr, flush=True)
+            elapsed = time.perf_counter() - started
+            if i + 1 < args.reps and elapsed + per_rep > args.budget:
+                notes.append(f"stopped after {i + 1} of {args.reps} reps: the next would end "
+                             f"past the {args.budget:.0f} s budget")
+                break
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    total = time.perf_counter() - started
+
+    medians = summarize(reps)
+    checks = verdicts(reps)
+    if len(checks["global_mem_sizes_seen"]) > 1:
+        notes.append(f"PoCL global memory differed between processes: "
+                     f"{checks['global_mem_sizes_seen']} bytes")
+    if medians["cold_S"].get("execution_s", 1) < 0.2:
+        notes.append("execution at S is under 0.2 s: raise --size for (b) to mean much")
+    first = reps[0]["floor"]
+    meta = {
+        "device": first["model"],
+        "workload": spec["description"],
+        "size_unit": spec["size_unit"],
+        "size": size,
+        "reps": len(reps),
+        "pin": f"POCL_MEMORY_LIMIT={PIN_GIB}" if pin else "none",
+        "load_before": load_before,
+        "load_after": loadavg(),
+        "notes": notes,
+    }
+    text = table(medians, meta, checks)
+    print(text)
+    if args.json:
+        m = medians
+        report = {
+            "meta": {**meta, "total_s": total, "python": platform.python_version(),
+                     "cpus": os.cpu_count(), "workload_spec": spec},
+            "medians": medians,
+            "ratios": {
+                "a_cold_over_warmed_inside": ratio(m["cold_S"]["inside_s"], m["warmed_S"]["inside_s"]),
+                "a_cold_over_warmed_wall": ratio(m["cold_S"]["process_wall_s"],
+                                                 m["warmed_S"]["process_wall_s"]),
+                "b_warm8S_over_warmS_inside": ratio(m["warm_8S"]["inside_s"], m["warm_S"]["inside_s"]),
+                "b_warm8S_over_warmS_wall": ratio(m["warm_8S"]["process_wall_s"],
+                                                  m["warm_S"]["process_wall_s"]),
+                "c_warm8S_over_cold8S_inside": ratio(m["warm_8S"]["inside_s"], m["cold_8S"]["inside_s"]),
+                "c_warm8S_over_cold8S_wall": ratio(m["warm_8S"]["process_wall_s"],
+                                                   m["cold_8S"]["process_wall_s"]),
+                "execution_8S_over_S": ratio(m["cold_8S"].get("execution_s"),
+                                             m["cold_S"].get("execution_s")),
+            },
+            "checks": checks,
+            "reps": reps,
+            "table": text,
+        }
+        args.json.write_text(json.dumps(report, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
