@@ -225,3 +225,27 @@ def test_tiny_tune_on_every_runtime(stream, collector):
     assert keys(collector) == 1 and out.get().tobytes() == before
     tunable(stream, out, x, 64)
     np.testing.assert_allclose(out.get(), 2 * x.get())
+
+
+def test_pooled_buffers_are_copied_too(stream):
+    """Memory-pool allocations are not cl.Buffer instances; measurement still copies them."""
+    import pyopencl.tools as cltools
+
+    pool = cltools.MemoryPool(cltools.ImmediateAllocator(stream.queue))
+    n = 1024
+    x = np.random.default_rng(3).random(n, dtype=np.float32)
+    pooled_out, pooled_x = pool.allocate(4 * n), pool.allocate(4 * n)
+    cl.enqueue_copy(stream.queue, pooled_x, x)
+    cl.enqueue_copy(stream.queue, pooled_out, np.zeros(n, np.float32))
+    kernel = Kernel(fresh(SOURCE), "twice")
+
+    def launch(stream, kernel, variant, out, x, n):
+        return stream.launch(kernel, -(-n // variant["ITEMS"]), None, out, x, n)
+
+    tunable = Tunable(unique(), key=lambda out, x, n: n,
+                      candidates=kernel_variants(kernel, launch, defines={"ITEMS": [1, 4]}))
+    with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE):
+        tunable(stream, pooled_out, pooled_x, n)
+    back = np.empty(n, np.float32)
+    cl.enqueue_copy(stream.queue, back, pooled_out)
+    assert not back.any()

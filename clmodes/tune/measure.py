@@ -138,7 +138,8 @@ def scratch_copies(args: tuple[object, ...], stream: Stream) -> tuple[object, ..
     for arg in args:
         if isinstance(arg, cla.Array):
             copies.append(arg.copy(queue=stream.queue))
-        elif isinstance(arg, cl.Buffer):
+        elif isinstance(arg, cl.MemoryObjectHolder) and not isinstance(arg, cl.Image):
+            # Buffers, and pool allocations (PooledBuffer is not a cl.Buffer subclass).
             buffer = cl.Buffer(stream._server.context, cl.mem_flags.READ_WRITE, arg.size)
             cl.enqueue_copy(stream.queue, buffer, arg)
             copies.append(buffer)
