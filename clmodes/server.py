@@ -21,7 +21,8 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import pyopencl as cl
 
@@ -38,6 +39,22 @@ log = logging.getLogger("clmodes")
 
 # Always requested: argument info lets launches check and convert arguments by name.
 BUILD_OPTIONS = ("-cl-kernel-arg-info",)
+
+# Kernel keys launched (any verdict) while `recording_use()` is active, on every device.
+# `warm()` persists the programs holding these and nothing else: a long-lived process has
+# built many programs, and capturing binaries costs seconds per program on PoCL.
+_used: set[str] | None = None
+
+
+@contextmanager
+def recording_use() -> Iterator[set[str]]:
+    """Collect the keys of every kernel launched meanwhile (process-wide)."""
+    global _used
+    previous, _used = _used, set()
+    try:
+        yield _used
+    finally:
+        _used = previous
 
 
 @dataclasses.dataclass
@@ -226,22 +243,26 @@ class DeviceServer:
 
     # -- persisting --------------------------------------------------------------------
 
-    def persist(self, store: Store) -> int:
-        """Capture every program built here into the store; index every obtained kernel.
-        Returns the number of binaries written. Slow on PoCL (see `binaries`)."""
+    def persist(self, store: Store, used: set[str] | None = None) -> int:
+        """Capture the programs built here that hold a kernel in `used` (all, if None) and
+        index their kernels. Returns the number of binaries written. Slow on PoCL (see
+        `binaries`), hence the selection."""
         written = 0
+        exact = self.device.fingerprint.exact
         with self._build_lock:
             for held in self._programs.values():
+                if used is not None and used.isdisjoint(held.kernels):
+                    continue
                 rows = [(key, name, args) for key, (name, args) in held.kernels.items()]
                 if held.source is not None and not held.persisted:
                     binaries.capture(store, self.device, held.source, held.program, rows)
                     held.persisted = True
                     written += 1
                 elif rows:
-                    store.index_kernels(
-                        self.device.fingerprint.exact, held.batch,
-                        [(k, n, [a.as_row() for a in args] if args else None) for k, n, args in rows],
-                    )
+                    store.index_kernels(exact, held.batch, [
+                        (k, n, [a.as_row() for a in args] if args else None)
+                        for k, n, args in rows
+                    ])
         return written
 
     # -- launching ---------------------------------------------------------------------
@@ -256,6 +277,8 @@ class DeviceServer:
         args: tuple[object, ...],
     ) -> cl.Event | None:
         """Act on a verdict resolved by the caller's thread."""
+        if _used is not None:
+            _used.add(kernel.key)
         if verdict is LaunchMode.QUEUE:
             self.enqueue(kernel)
             return None

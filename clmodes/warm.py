@@ -8,7 +8,9 @@ workload launches (no separate list of kernels to keep in sync):
 2. `COMPILE_AND_AUTOTUNE`: the queues are flushed first (one batch build per device and
    set of options), then the workload runs again: tunes measure, launches are dropped.
 
-Then every program built is captured into the store. All store writes of the warm are
+Then every program holding a kernel the workload launched is captured into the store
+(only those: a long-lived process holds many programs, and capturing a binary costs
+seconds per program on PoCL). All store writes of the warm are
 held and committed at the end in one transaction: a workload that raises leaves the store
 exactly as it was, and its exception propagates with its own traceback.
 """
@@ -29,6 +31,7 @@ from clmodes.execution import (
     StatisticsReader,
 )
 from clmodes.progress import TerminalProgress
+from clmodes.server import recording_use
 from clmodes.store import default_store
 
 log = logging.getLogger("clmodes")
@@ -43,7 +46,8 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None) -> E
     reader = StatisticsReader(collector)
     store = default_store()
     started = time.perf_counter()
-    with TerminalProgress(reader, "warm", progress) as shown, store.deferred():
+    with TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
+            recording_use() as used:
         shown.phase = "gathering"
         with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector):
             workload()
@@ -54,7 +58,7 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None) -> E
             workload()
         shown.phase = "persisting"
         for client in all_clients():
-            client.server.persist(store)
+            client.server.persist(store, used)
     statistics = reader.statistics()
     log.info("warmed %r in %.2f s: %s", workload, time.perf_counter() - started, statistics)
     return statistics

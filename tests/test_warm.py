@@ -1,6 +1,7 @@
 """Warm start: program binaries in the store, clmodes.warm(), progress."""
 
 import io
+import os
 import sqlite3
 
 import numpy as np
@@ -96,3 +97,22 @@ def test_persist_twice_writes_once(client, tmp_path):
     written = client.server.persist(store)
     assert client.server.persist(store) == 0
     assert store.count("binaries") == written
+
+
+def test_warm_persists_only_what_the_workload_launched(tmp_path):
+    import numpy as np
+    import pyopencl.array as cla
+    from conftest import fresh
+
+    stream = clmodes.client().stream()
+    unrelated = clmodes.Kernel(fresh("__kernel void u(__global int* a) { a[0] = 1; }"), "u")
+    used = clmodes.Kernel(fresh("__kernel void w(__global int* a) { a[0] = 2; }"), "w")
+    buf = cla.zeros(stream.queue, 1, np.int32)
+    stream.launch(unrelated, 1, None, buf.data)  # built in this process before the warm
+    store = clmodes.set_cache_dir(tmp_path)
+    try:
+        clmodes.warm(lambda: stream.launch(used, 1, None, buf.data))
+        keys = {row[0] for row in store.query("SELECT kernel_key FROM kernels")}
+    finally:
+        clmodes.set_cache_dir(os.environ["CLMODES_CACHE_DIR"])
+    assert used.key in keys and unrelated.key not in keys
