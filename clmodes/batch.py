@@ -21,6 +21,7 @@ the renaming macro.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
@@ -54,6 +55,7 @@ class UnitSymbols:
 
     identifiers: tuple[str, ...]
     macros: tuple[str, ...]
+    typedefs: tuple[tuple[str, str], ...] = ()  # (name, the type it names) for simple ones
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -138,6 +140,17 @@ def _declarators(head: list[str]) -> list[str]:
     return names
 
 
+def _simple_typedef(head: list[str]) -> list[tuple[str, str]]:
+    """`typedef unsigned int count_t;` -> [("count_t", "unsigned int")]; nothing for
+    structs, arrays, pointers or lists of names."""
+    if len(head) < 3 or head[0] != "typedef":
+        return []
+    words = [t for t in head[1:] if t not in ("const", "volatile", "__const")]
+    if not all(t[0].isalpha() or t[0] == "_" for t in words) or words[0] in ("struct", "union", "enum"):
+        return []
+    return [(words[-1], " ".join(words[:-1]))]
+
+
 def _enum_constants(body: list[str]) -> list[str]:
     names, expect = [], True
     for token in body:
@@ -147,6 +160,7 @@ def _enum_constants(body: list[str]) -> list[str]:
     return names
 
 
+@functools.lru_cache(maxsize=512)
 def scan(source: str) -> UnitSymbols:
     """Find a unit's file-scope identifiers and the macros it defines."""
     code = _COMMENT.sub(_blank, source.replace("\\\n", "  "))
@@ -154,6 +168,7 @@ def scan(source: str) -> UnitSymbols:
     macros = list(dict.fromkeys(_DEFINE.findall(code)))
     code = _strip_attributes(_DIRECTIVE.sub("", code))
     names: list[str] = []
+    typedefs: list[tuple[str, str]] = []
     for head, bodies in _top_level_statements(code):
         if "(" in head and ("=" not in head or head.index("(") < head.index("=")):
             before = head[: head.index("(")]
@@ -161,12 +176,13 @@ def scan(source: str) -> UnitSymbols:
                 names.append(before[-1])
             continue
         names.extend(_declarators(head))
+        typedefs.extend(_simple_typedef(head))
         if "enum" in head:
             for body in bodies:
                 names.extend(_enum_constants(body))
     macro_set = set(macros)
     identifiers = [n for n in dict.fromkeys(names) if n not in macro_set]
-    return UnitSymbols(tuple(identifiers), tuple(macros))
+    return UnitSymbols(tuple(identifiers), tuple(macros), tuple(typedefs))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,8 +12,9 @@ launching the same kernel would race; a per-kernel lock makes the pair atomic.
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyopencl as cl
@@ -28,6 +29,10 @@ _SCALARS = {
     "float": np.float32, "double": np.float64, "half": np.float16,
     "bool": np.int32,
 }
+
+
+def _size(size: object) -> tuple[int, ...]:
+    return (int(size),) if isinstance(size, (int, np.integer)) else tuple(size)  # type: ignore[arg-type]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,12 +55,29 @@ class ArgInfo:
             return None
 
 
-def _arg_infos(kernel: cl.Kernel, address_bits: int) -> list[ArgInfo] | None:
+_RENAMED = re.compile(r"__clm[0-9a-f]{12}\b")
+
+
+def _resolve(type_name: str, aliases: Mapping[str, str]) -> str:
+    """The type as the user wrote it, then through the unit's typedefs to a scalar type:
+    batching renames `real_t` to `real_t__clm<unit>`, and drivers report typedef names."""
+    type_name = _RENAMED.sub("", type_name).strip()
+    for _ in range(8):  # typedef chains, without looping forever on a cycle
+        base = aliases.get(type_name)
+        if base is None:
+            break
+        type_name = base
+    return type_name
+
+
+def _arg_infos(
+    kernel: cl.Kernel, address_bits: int, aliases: Mapping[str, str]
+) -> list[ArgInfo] | None:
     try:
         infos = []
         for i in range(kernel.num_args):
             qualifier = kernel.get_arg_info(i, cl.kernel_arg_info.ADDRESS_QUALIFIER)
-            type_name = kernel.get_arg_info(i, cl.kernel_arg_info.TYPE_NAME).strip()
+            type_name = _resolve(kernel.get_arg_info(i, cl.kernel_arg_info.TYPE_NAME), aliases)
             pointer = qualifier != cl.kernel_arg_address_qualifier.PRIVATE or "*" in type_name
             if type_name == "size_t":
                 type_name = "ulong" if address_bits == 64 else "uint"
@@ -79,11 +101,11 @@ class Launchable:
     @classmethod
     def create(
         cls, name: str, device: cl.Device, label: str, cl_kernel: cl.Kernel,
-        recorded: list[ArgInfo] | None = None,
+        recorded: list[ArgInfo] | None = None, aliases: Mapping[str, str] | None = None,
     ) -> "Launchable":
         """`recorded`: argument info persisted with a binary, for drivers whose programs
-        loaded from binaries lose it."""
-        infos = _arg_infos(cl_kernel, int(device.address_bits)) or recorded
+        loaded from binaries lose it. `aliases`: the unit's scalar typedefs."""
+        infos = _arg_infos(cl_kernel, int(device.address_bits), aliases or {}) or recorded
         if infos is not None:
             cl_kernel.set_scalar_arg_dtypes(
                 [None if a.pointer else _SCALARS.get(a.type_name) for a in infos]
@@ -102,6 +124,10 @@ class Launchable:
                 f"kernel {self.name!r} takes {self.num_args} arguments, got {len(args)}"
                 + self._signature()
             )
+        if type(global_size) is not tuple:
+            global_size = _size(global_size)
+        if local_size is not None and type(local_size) is not tuple:
+            local_size = _size(local_size)
         try:
             with self.lock:
                 return self.cl_kernel(queue, global_size, local_size, *args)

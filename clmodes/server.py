@@ -27,7 +27,7 @@ from contextlib import contextmanager
 import pyopencl as cl
 
 from clmodes import binaries
-from clmodes.batch import Batch, group_into_batches
+from clmodes.batch import Batch, group_into_batches, scan
 from clmodes.device import Device
 from clmodes.errors import KernelBuildError
 from clmodes.execution import Counter, LaunchMode, record
@@ -39,6 +39,9 @@ log = logging.getLogger("clmodes")
 
 # Always requested: argument info lets launches check and convert arguments by name.
 BUILD_OPTIONS = ("-cl-kernel-arg-info",)
+
+# Enum members as module constants: the launch path compares against them every launch.
+_QUEUE, _COMPILE = LaunchMode.QUEUE, LaunchMode.COMPILE
 
 # Kernel keys launched (any verdict) while `recording_use()` is active, on every device.
 # `warm()` persists the programs holding these and nothing else: a long-lived process has
@@ -226,7 +229,7 @@ class DeviceServer:
                 continue
             launchable = Launchable.create(
                 kernel.name, self.device.cl_device, self.device.label, cl_kernel,
-                held.recorded.get(kernel.key),
+                held.recorded.get(kernel.key), dict(scan(kernel.source).typedefs),
             )
             held.kernels[kernel.key] = (kernel.name, launchable.args)
             self._obtained[kernel.key] = launchable
@@ -279,11 +282,11 @@ class DeviceServer:
         """Act on a verdict resolved by the caller's thread."""
         if _used is not None:
             _used.add(kernel.key)
-        if verdict is LaunchMode.QUEUE:
+        if verdict is _QUEUE:
             self.enqueue(kernel)
             return None
         launchable = self._obtained.get(kernel.key) or self.obtain(kernel)
-        if verdict is LaunchMode.COMPILE:
+        if verdict is _COMPILE:
             return None
         return launchable.enqueue(queue, global_size, local_size, args)
 

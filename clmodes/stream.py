@@ -15,25 +15,14 @@ from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
-from clmodes.execution import (
-    LaunchMode,
-    StreamMode,
-    default_stream_mode,
-    process_mode,
-    resolve_launch_mode,
-)
+from clmodes.execution import LaunchMode, StreamMode, default_stream_mode, process_mode
+from clmodes.execution import overrides as _overrides
 from clmodes.kernel import Kernel
 
 if TYPE_CHECKING:
     from clmodes.server import DeviceServer
 
 Size = int | Sequence[int]
-
-
-def _size(size: Size | None) -> tuple[int, ...] | None:
-    if size is None:
-        return None
-    return (size,) if isinstance(size, int) else tuple(size)
 
 
 class Stream:
@@ -65,6 +54,10 @@ class Stream:
         return overrides[-1][1] if overrides else default_stream_mode(process_mode())
 
     def _push_mode(self, mode: StreamMode, forced: LaunchMode | None = None) -> int:
+        """Entries carry the verdict they imply, or None where it depends on the process
+        mode (DISCARD: QUEUE or COMPILE), so a launch resolves it with one lookup."""
+        if forced is None and mode is StreamMode.EXECUTE:
+            forced = LaunchMode.EXECUTE
         with self._lock:
             token = next(self._tokens)
             self._overrides = (*self._overrides, (token, mode, forced))
@@ -81,17 +74,16 @@ class Stream:
         local_size: Size | None,
         *args: object,
     ) -> cl.Event | None:
-        """Launch `kernel`; returns its event, or None when the verdict drops the launch."""
-        process = process_mode()
+        """Launch `kernel`; returns its event, or None when the verdict drops the launch.
+
+        The verdict is resolved here, on the issuing thread, from this stream's innermost
+        override or the process mode, both precomputed: this is the hot path."""
         overrides = self._overrides
         if overrides:
-            _, stream_mode, forced = overrides[-1]
-            verdict = forced or resolve_launch_mode(stream_mode, process)
+            verdict = overrides[-1][2] or _overrides.discard_verdict
         else:
-            verdict = resolve_launch_mode(default_stream_mode(process), process)
-        event = self._server.launch(
-            self.queue, kernel, verdict, _size(global_size), _size(local_size), args
-        )
+            verdict = _overrides.default_verdict
+        event = self._server.launch(self.queue, kernel, verdict, global_size, local_size, args)
         if self._recording is not None and event is not None:
             self._recording.append(event)
         return event

@@ -143,3 +143,22 @@ def test_kernel_identity():
     assert a != a.with_defines(A=3)
     with pytest.raises(ValueError, match="identifier"):
         Kernel("__kernel void k() {}", "not a name")
+
+
+def test_typedef_scalar_arguments_take_python_numbers(stream):
+    source = fresh(
+        "typedef float real_t;\ntypedef real_t scale_t;\n"
+        "__kernel void scale(__global real_t* a, scale_t f, int n)"
+        " { int i = get_global_id(0); if (i < n) a[i] *= f; }"
+    )
+    buf = cla.to_device(stream.queue, np.ones(4, np.float32))
+    stream.launch(Kernel(source, "scale"), 4, None, buf.data, 2.5, 4)
+    assert buf.get().tolist() == [2.5] * 4
+    with pytest.raises(KernelLaunchError, match=r"argument 1 \(float f\)"):
+        stream.launch(Kernel(source, "scale"), 4, None, buf.data, buf.data, 4)
+
+
+def test_numpy_integer_sizes(stream):
+    buf = cla.zeros(stream.queue, 8, np.float32)
+    stream.launch(Kernel(fresh(ADD), "add"), np.int64(8), np.int32(4), buf.data, 1.0, 8)
+    assert buf.get().tolist() == [1.0] * 8

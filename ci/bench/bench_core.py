@@ -12,10 +12,14 @@
      - sequential, pyopencl's usual path: `pyopencl.Program(ctx, src).build(options)` plus
        `pyopencl.Kernel(prg, name)` per kernel, with pyopencl's cache off.
    PoCL's kernel cache is off for both sides (POCL_KERNEL_CACHE=0), and every measurement
-   uses sources salted with a fresh `#define CLM_SALT <n>`, so nothing is ever reused.
+   uses sources salted with a fresh `#define CLM_SALT <n>`, so nothing is ever reused;
+   clmodes' store ($CLMODES_CACHE_DIR) is a temporary directory, removed at exit.
 2. Per-launch overhead of `stream.launch` (EXECUTE) against calling the pyopencl kernel
    directly (`set_scalar_arg_dtypes`, same context, same device, profiling queue):
-   interleaved rounds, median per-launch time of the enqueue loops.
+   interleaved rounds, median per-launch time of the enqueue loops. Measured twice:
+   free-running (the device runs the kernels meanwhile; on PoCL its worker threads share
+   the host's cores with the enqueue loop, which inflates the slower side most), and host
+   side only (a marker waiting on a user event holds each queue during the loop).
 3. Cost of a dropped launch: `stream.launch` of an obtained kernel under
    COMPILE_AND_AUTOTUNE (verdict COMPILE) and under COMPILE_ONLY (verdict QUEUE).
 
@@ -29,6 +33,15 @@ import os
 # Before pyopencl is imported anywhere: cold builds on both sides (DESIGN §4).
 os.environ.setdefault("POCL_KERNEL_CACHE", "0")
 os.environ.setdefault("PYOPENCL_NO_CACHE", "1")
+# A throw-away clmodes store: measurements stay cold, and their salted kernels never
+# clutter the user's real store.
+import atexit  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
+_STORE_DIR = tempfile.mkdtemp(prefix="clmodes-bench-")
+os.environ["CLMODES_CACHE_DIR"] = _STORE_DIR
+atexit.register(shutil.rmtree, _STORE_DIR, ignore_errors=True)
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
@@ -156,8 +169,8 @@ class CompileBench:
         return elapsed
 
 
-def run_compile(bench: CompileBench, ks: list[int], batched_reps: int, seq_limit_s: float,
-                subset: int, log) -> dict[str, dict[str, object]]:
+def run_compile(bench: CompileBench, ks: list[int], batched_reps: int, seq_reps: dict[int, int],
+                seq_limit_s: float, subset: int, log) -> dict[str, dict[str, object]]:
     # Warm both paths up (LLVM start-up, first-build costs) on throw-away salts.
     bench.batched([0, 1], 2)
     bench.sequential([0], 2)
@@ -170,26 +183,29 @@ def run_compile(bench: CompileBench, ks: list[int], batched_reps: int, seq_limit
         log(f"  K={k}: batched {batched_times[-1]:.3f} s")
 
         estimate = None if per_kernel_estimate is None else per_kernel_estimate * k
-        if estimate is not None and estimate > seq_limit_s:
+        extrapolated = estimate is not None and estimate > seq_limit_s
+        if extrapolated:
             # Every (k // subset)-th variant, so the subset spans the define values.
-            step = max(1, k // subset)
-            indices = list(range(0, k, step))[:subset]
-            measured = bench.sequential(indices, k)
-            sequential = measured * k / len(indices)
-            extrapolated = True
-            log(f"  K={k}: sequential {measured:.2f} s for {len(indices)} kernels "
-                f"-> {sequential:.2f} s extrapolated")
+            indices = list(range(0, k, max(1, k // subset)))[:subset]
         else:
             indices = list(range(k))
-            measured = bench.sequential(indices, k)
-            sequential = measured
-            extrapolated = False
-            log(f"  K={k}: sequential {measured:.2f} s")
-        per_kernel_estimate = measured / len(indices)
+        seq_times: list[float] = []
+        # Alternate sides: batched, sequential, batched, sequential, ..., batched.
+        for rep in range(max(batched_reps - 1, seq_reps.get(k, 1))):
+            if rep < seq_reps.get(k, 1):
+                seq_times.append(bench.sequential(indices, k))
+                log(f"  K={k}: sequential {seq_times[-1]:.2f} s for {len(indices)} kernels"
+                    + (" (to extrapolate)" if extrapolated else ""))
+            if len(batched_times) < batched_reps:
+                batched_times.append(bench.batched(list(range(k)), k))
+                log(f"  K={k}: batched {batched_times[-1]:.3f} s")
+        measured = statistics.median(seq_times)
+        sequential = measured * k / len(indices)
+        # The next K's sequential side is estimated from the slowest run so far (a loaded
+        # machine must not push the benchmark far past its time budget).
+        slowest = max(seq_times) / len(indices)
+        per_kernel_estimate = max(per_kernel_estimate or 0.0, slowest)
 
-        for _ in range(batched_reps - 1):
-            batched_times.append(bench.batched(list(range(k)), k))
-            log(f"  K={k}: batched {batched_times[-1]:.3f} s")
         batched = statistics.median(batched_times)
         results[str(k)] = {
             "kernels": k,
@@ -197,6 +213,7 @@ def run_compile(bench: CompileBench, ks: list[int], batched_reps: int, seq_limit
             "sequential_extrapolated": extrapolated,
             "sequential_measured_kernels": len(indices),
             "sequential_measured_s": measured,
+            "sequential_runs_s": seq_times,
             "sequential_per_kernel_s": measured / len(indices),
             "batched_s": batched,
             "batched_runs_s": batched_times,
@@ -261,18 +278,36 @@ def run_launch(client: clmodes.Client, launches: int, rounds: int, dropped_calls
     queue.finish()
 
     per_round = max(1, launches // rounds)
-    clm_times: list[float] = []
-    pcl_times: list[float] = []
-    for r in range(rounds):
-        order = ((clm, stream.queue, clm_times), (direct, queue, pcl_times))
-        if r % 2:
-            order = order[::-1]
-        for fn, q, out in order:
-            out.append(_timed(fn, per_round))
-            q.finish()
-        gc.collect()
+
+    def measure(gated: bool) -> tuple[list[float], list[float]]:
+        """Per-launch seconds of each round, sides alternating first.
+
+        Free-running: the device executes while the loop enqueues (on PoCL its worker
+        threads share the host's cores with the loop). Gated: a marker waiting on a user
+        event holds the queue, so the loop times the host-side enqueue path alone.
+        """
+        clm_times: list[float] = []
+        pcl_times: list[float] = []
+        for r in range(rounds):
+            order = ((clm, stream.queue, clm_times), (direct, queue, pcl_times))
+            if r % 2:
+                order = order[::-1]
+            for fn, q, out in order:
+                gate = None
+                if gated:
+                    gate = cl.UserEvent(ctx)
+                    cl.enqueue_marker(q, wait_for=[gate])
+                out.append(_timed(fn, per_round))
+                if gate is not None:
+                    gate.set_status(cl.command_execution_status.COMPLETE)
+                q.finish()
+            gc.collect()
+        return clm_times, pcl_times
+
+    clm_times, pcl_times = measure(gated=False)
+    gated_clm_times, gated_pcl_times = measure(gated=True)
     # Both sides incremented their buffer once per launch: every launch really ran.
-    expected = 1 + 200 + per_round * rounds
+    expected = 1 + 200 + 2 * per_round * rounds
     got_clm = np.empty(64, np.float32)
     got_pcl = np.empty(64, np.float32)
     cl.enqueue_copy(stream.queue, got_clm, buf_clm)
@@ -284,7 +319,10 @@ def run_launch(client: clmodes.Client, launches: int, rounds: int, dropped_calls
 
     clm_us = statistics.median(clm_times) * 1e6
     pcl_us = statistics.median(pcl_times) * 1e6
-    log(f"  launch: clmodes {clm_us:.2f} us, pyopencl {pcl_us:.2f} us")
+    gated_clm_us = statistics.median(gated_clm_times) * 1e6
+    gated_pcl_us = statistics.median(gated_pcl_times) * 1e6
+    log(f"  launch: clmodes {clm_us:.2f} us, pyopencl {pcl_us:.2f} us "
+        f"(host side only: {gated_clm_us:.2f} us, {gated_pcl_us:.2f} us)")
     launch_result = {
         "global_size": gsize[0],
         "launches_per_side": per_round * rounds,
@@ -292,8 +330,21 @@ def run_launch(client: clmodes.Client, launches: int, rounds: int, dropped_calls
         "clmodes_us": clm_us,
         "pyopencl_us": pcl_us,
         "ratio_clmodes_over_pyopencl": clm_us / pcl_us,
+        "ratio_paired_median": statistics.median(a / b for a, b in zip(clm_times, pcl_times)),
         "clmodes_rounds_us": [t * 1e6 for t in clm_times],
         "pyopencl_rounds_us": [t * 1e6 for t in pcl_times],
+        "host_side": {
+            "method": "queue held by a marker waiting on a user event while the loop enqueues",
+            "clmodes_us": gated_clm_us,
+            "pyopencl_us": gated_pcl_us,
+            "ratio_clmodes_over_pyopencl": gated_clm_us / gated_pcl_us,
+            "ratio_paired_median": statistics.median(
+                a / b for a, b in zip(gated_clm_times, gated_pcl_times)
+            ),
+            "clmodes_added_us": gated_clm_us - gated_pcl_us,
+            "clmodes_rounds_us": [t * 1e6 for t in gated_clm_times],
+            "pyopencl_rounds_us": [t * 1e6 for t in gated_pcl_times],
+        },
     }
 
     # 3. Dropped launches of the (already obtained) tiny kernel.
@@ -308,7 +359,7 @@ def run_launch(client: clmodes.Client, launches: int, rounds: int, dropped_calls
 
     check_dropped(ProcessMode.COMPILE_AND_AUTOTUNE)
     check_dropped(ProcessMode.COMPILE_ONLY)
-    dropped_rounds = 5
+    dropped_rounds = 10
     per_dropped_round = max(1, dropped_calls // dropped_rounds)
     compile_times: list[float] = []
     queue_times: list[float] = []
@@ -337,6 +388,13 @@ def run_launch(client: clmodes.Client, launches: int, rounds: int, dropped_calls
         },
     }
     return launch_result, dropped_result
+
+
+def _loadavg() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
 
 
 def process_mode_name() -> str:
@@ -375,17 +433,29 @@ def table(results: dict[str, object]) -> str:
     lines.append("  sequential: pyopencl.Program(ctx, src).build(-D...) + Kernel, one per kernel")
     lines.append("  batched: COMPILE_ONLY pass of stream.launch, then one obtain (1 Program.build);"
                  " batched = median of runs")
+    lines.append("  (neither side includes PoCL's per-kernel code generation at the first enqueue)")
     launch = results["launch"]
     lines.append("")
     lines.append(
         f"2. Per-launch overhead, EXECUTE, {launch['global_size']} work items, "
-        f"{launch['launches_per_side']} launches per side in {launch['rounds']} interleaved rounds"
+        f"{launch['launches_per_side']} launches per side in {launch['rounds']} interleaved rounds,"
+        " median"
     )
-    lines.append(f"  {'stream.launch (clmodes)':<36} {launch['clmodes_us']:>9.2f} us")
-    lines.append(f"  {'pyopencl kernel call':<36} {launch['pyopencl_us']:>9.2f} us")
+    lines.append("  free-running (device executes meanwhile, sharing the host's cores):")
+    lines.append(f"  {'  stream.launch (clmodes)':<36} {launch['clmodes_us']:>9.2f} us")
+    lines.append(f"  {'  pyopencl kernel call':<36} {launch['pyopencl_us']:>9.2f} us")
     lines.append(
-        f"  {'ratio clmodes / pyopencl':<36} {launch['ratio_clmodes_over_pyopencl']:>9.2f} x"
-        "   (target <= 1.3x)"
+        f"  {'  ratio clmodes / pyopencl':<36} {launch['ratio_clmodes_over_pyopencl']:>9.2f} x"
+        f"   (target <= 1.3x; median of per-round ratios {launch['ratio_paired_median']:.2f} x)"
+    )
+    host = launch["host_side"]
+    lines.append("  host side only (queue held by a user event during the loop, device idle):")
+    lines.append(f"  {'  stream.launch (clmodes)':<36} {host['clmodes_us']:>9.2f} us")
+    lines.append(f"  {'  pyopencl kernel call':<36} {host['pyopencl_us']:>9.2f} us")
+    lines.append(
+        f"  {'  ratio clmodes / pyopencl':<36} {host['ratio_clmodes_over_pyopencl']:>9.2f} x"
+        f"   (median of per-round ratios {host['ratio_paired_median']:.2f} x;"
+        f" clmodes adds {host['clmodes_added_us']:.2f} us)"
     )
     dropped = results["dropped"]
     lines.append("")
@@ -393,7 +463,9 @@ def table(results: dict[str, object]) -> str:
     lines.append(f"  {'COMPILE_AND_AUTOTUNE (verdict COMPILE)':<40} {dropped['compile_verdict_us']:>7.3f} us")
     lines.append(f"  {'COMPILE_ONLY (verdict QUEUE)':<40} {dropped['queue_verdict_us']:>7.3f} us")
     lines.append("")
-    lines.append(f"total benchmark time {results['meta']['total_s']:.1f} s")
+    load = [meta["loadavg_1min_before"], meta["loadavg_1min_after"]]
+    load_text = "" if None in load else f" (1-min load average {load[0]:.2f} before, {load[1]:.2f} after)"
+    lines.append(f"total benchmark time {meta['total_s']:.1f} s{load_text}")
     return "\n".join(lines)
 
 
@@ -411,17 +483,23 @@ def main(argv: list[str] | None = None) -> int:
             print(message, file=sys.stderr, flush=True)
 
     if args.quick:
-        ks, batched_reps, subset = [4, 8], 2, 4
+        ks, batched_reps, seq_reps, subset = [4, 8], 2, {4: 2, 8: 1}, 4
         launches, rounds, dropped_calls = 2000, 4, 20000
     else:
-        ks, batched_reps, subset = [32, 128], 3, 32
-        launches, rounds, dropped_calls = 20000, 10, 200000
+        ks, batched_reps, seq_reps, subset = [32, 128], 3, {32: 2, 128: 1}, 32
+        launches, rounds, dropped_calls = 20000, 40, 200000
 
     started = time.perf_counter()
+    load_before = _loadavg()
+    if load_before is not None and load_before > 0.5:
+        log(f"warning: load average {load_before:.2f} before starting: other work on this "
+            "machine will add noise (launch figures most)")
     client = clmodes.client()
     log(f"device: {client.device.label}")
     log("1. cold compile")
-    compile_results = run_compile(CompileBench(client), ks, batched_reps, args.seq_limit, subset, log)
+    compile_results = run_compile(
+        CompileBench(client), ks, batched_reps, seq_reps, args.seq_limit, subset, log
+    )
     log("2./3. launch paths")
     launch_result, dropped_result = run_launch(client, launches, rounds, dropped_calls, log)
 
@@ -436,6 +514,8 @@ def main(argv: list[str] | None = None) -> int:
             "cpus": os.cpu_count(),
             "quick": args.quick,
             "total_s": time.perf_counter() - started,
+            "loadavg_1min_before": load_before,
+            "loadavg_1min_after": _loadavg(),
         },
         "compile": compile_results,
         "launch": launch_result,

@@ -18,7 +18,13 @@ import threading
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from clmodes.execution.modes import ProcessMode, StreamMode
+from clmodes.execution.modes import (
+    LaunchMode,
+    ProcessMode,
+    StreamMode,
+    default_stream_mode,
+    resolve_launch_mode,
+)
 from clmodes.execution.statistics import Counter, StatisticsCollector
 
 if TYPE_CHECKING:
@@ -30,6 +36,11 @@ _live: dict[int, "ProcessModeOverride"] = {}  # insertion order == opening order
 # Read without the lock on the launch path: replaced wholesale (never mutated) under it.
 _current: ProcessMode = ProcessMode.EXECUTE
 _collectors: tuple[StatisticsCollector, ...] = ()
+# The verdicts implied by `_current`, precomputed because the launch path reads them on
+# every launch (an enum comparison costs more than a module attribute on CPython 3.11):
+# for a stream with no override of its own, and for a stream overridden to DISCARD.
+default_verdict: LaunchMode = LaunchMode.EXECUTE
+discard_verdict: LaunchMode = LaunchMode.COMPILE
 
 
 def process_mode() -> ProcessMode:
@@ -45,9 +56,11 @@ def record(counter: Counter, amount: int = 1) -> None:
 
 
 def _refresh() -> None:
-    global _current, _collectors
+    global _current, _collectors, default_verdict, discard_verdict
     overrides = list(_live.values())
     _current = overrides[-1].mode if overrides else ProcessMode.EXECUTE
+    default_verdict = resolve_launch_mode(default_stream_mode(_current), _current)
+    discard_verdict = resolve_launch_mode(StreamMode.DISCARD, _current)
     unique: dict[int, StatisticsCollector] = {}
     for override in overrides:
         if override.collector is not None:
