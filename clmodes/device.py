@@ -228,6 +228,11 @@ class Device:
     def fingerprint(self) -> Fingerprint:
         return Fingerprint.of(self.description)
 
+    @cached_property
+    def max_work_group_size(self) -> int:
+        """Asked of the driver once: launch paths check it on every call."""
+        return int(self.cl_device.max_work_group_size)
+
     def __repr__(self) -> str:
         return f"<clmodes.Device {self.index}: {self.label}>"
 

@@ -6,11 +6,11 @@ between kernels. Each candidate is run `warmup` times first (PoCL generates a ke
 work-group function at its first enqueue per local size, which costs hundreds of
 milliseconds and must not be counted).
 
-Racing keeps tuning cheap: every candidate gets a few samples (one, if that one is already
-slower than `drop_ratio` times the best median so far); any whose *fastest* sample is
-slower than `drop_ratio` times the best median is dropped; the rest get more samples;
-the winner has the lowest median. Samples stop at a device-time budget per candidate, so
-large work costs fewer samples rather than proportionally more time.
+Racing keeps tuning cheap and fair: every candidate is warmed up, then sampled in rounds
+(one sample each per round, rotating order, so machine noise falls on all alike); after
+`first_samples` rounds any candidate whose *fastest* sample is slower than `drop_ratio`
+times the best median is dropped; the rest get more rounds, up to `total_samples` or
+until a round costs more than `sample_budget_s`; the winner has the lowest median.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class RacePolicy:
     total_samples: int = 7
     drop_ratio: float = 1.5
     slow_sample_s: float = 0.25  # a candidate this slow per sample gets no extra samples
-    sample_budget_s: float = 0.5  # device seconds of samples per candidate, at least one
+    sample_budget_s: float = 0.5  # device seconds per round beyond which no more rounds
 
 
 @dataclasses.dataclass
@@ -76,59 +76,73 @@ def race(
     policy: RacePolicy,
     describe: str,
 ) -> tuple[dict[str, Measurement], dict[str, str]]:
-    """Measure candidates under `StreamModeOverride(EXECUTE)`; return (kept, dropped)."""
-    measured: dict[str, Measurement] = {}
+    """Measure candidates under `StreamModeOverride(EXECUTE)`; return (kept, dropped).
+
+    Every candidate is warmed up first, then sampled in *rounds*, one sample of each per
+    round in a rotating order. Machine noise (another process taking a core for a while)
+    then lands on every candidate alike instead of on whichever was being measured, and
+    drops compare candidates over the same rounds."""
     dropped: dict[str, str] = {}
     with StreamModeOverride(stream, StreamMode.EXECUTE):
-        for name, candidate in candidates.items():
-            best = min((m.median for m in measured.values()), default=math.inf)
-            try:
-                measured[name] = _first_round(name, candidate, stream, args, policy, best)
-            except Exception as error:  # noqa: BLE001 - any failure drops the candidate
-                log.warning("%s: candidate %r dropped: %s", describe, name, error)
-                dropped[name] = f"failed: {error}"
-        if not measured:
-            return measured, dropped
-        best = min(m.median for m in measured.values())
-        for name, measurement in list(measured.items()):
-            if min(measurement.samples) > policy.drop_ratio * best:
-                dropped[name] = f"slower: {measurement.median:.3g} s vs best {best:.3g} s"
-                measured.pop(name)
-        for measurement in measured.values():
-            _more_samples(measurement, candidates[measurement.name], stream, args, policy)
+        measured = _warm_up(candidates, stream, args, policy, describe, dropped)
+        for index in range(policy.total_samples):
+            names = list(measured)
+            shift = index % max(len(names), 1)
+            round_time = 0.0
+            for name in names[shift:] + names[:shift]:
+                try:
+                    seconds = sample(candidates[name], stream, args)
+                except Exception as error:  # noqa: BLE001 - any failure drops the candidate
+                    log.warning("%s: candidate %r dropped: %s", describe, name, error)
+                    dropped[name] = f"failed: {error}"
+                    measured.pop(name)
+                    continue
+                measured[name].samples.append(seconds)
+                round_time += seconds
+            if index + 1 == policy.first_samples:
+                _drop_slower(measured, dropped, policy)
+            if index + 1 >= policy.first_samples and _enough(measured, round_time, policy):
+                break
     return measured, dropped
 
 
-def _first_round(
-    name: str, candidate: Candidate, stream: Stream, args: tuple[object, ...],
-    policy: RacePolicy, best: float,
-) -> Measurement:
-    """Warm-up, then up to `first_samples` samples; one only when it is already clearly
-    slower than the best so far, or when samples would exceed the time budget: tuning cost
-    should follow the number of candidates, not the size of the work."""
-    for _ in range(policy.warmup):
-        candidate(stream, *args)
-    stream.finish()
-    measurement = Measurement(name)
-    while len(measurement.samples) < policy.first_samples:
-        measurement.samples.append(sample(candidate, stream, args))
-        if measurement.samples[0] > policy.drop_ratio * best:
-            break
-        if sum(measurement.samples) > policy.sample_budget_s:
-            break
-    return measurement
+def _warm_up(
+    candidates: Mapping[str, Candidate], stream: Stream, args: tuple[object, ...],
+    policy: RacePolicy, describe: str, dropped: dict[str, str],
+) -> dict[str, Measurement]:
+    """Run each candidate `warmup` times (first-launch code generation happens here, not
+    in a sample); those that raise are dropped with a warning."""
+    alive: dict[str, Measurement] = {}
+    for name, candidate in candidates.items():
+        try:
+            for _ in range(policy.warmup):
+                candidate(stream, *args)
+            stream.finish()
+            alive[name] = Measurement(name)
+        except Exception as error:  # noqa: BLE001 - any failure drops the candidate
+            log.warning("%s: candidate %r dropped: %s", describe, name, error)
+            dropped[name] = f"failed: {error}"
+    return alive
 
 
-def _more_samples(
-    measurement: Measurement, candidate: Candidate, stream: Stream, args: tuple[object, ...],
-    policy: RacePolicy,
-) -> None:
-    """Contenders get samples up to `total_samples`, within the time budget."""
-    if measurement.median > policy.slow_sample_s:
+def _drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], policy: RacePolicy) -> None:
+    """Drop candidates whose fastest sample is slower than `drop_ratio` x the best median."""
+    if not measured:
         return
-    while (len(measurement.samples) < policy.total_samples
-           and sum(measurement.samples) < policy.sample_budget_s):
-        measurement.samples.append(sample(candidate, stream, args))
+    best = min(m.median for m in measured.values())
+    for name, measurement in list(measured.items()):
+        if min(measurement.samples) > policy.drop_ratio * best:
+            dropped[name] = f"slower: {measurement.median:.3g} s vs best {best:.3g} s"
+            measured.pop(name)
+
+
+def _enough(measured: dict[str, Measurement], round_time: float, policy: RacePolicy) -> bool:
+    """Stop sampling once a round costs more than the budget, or the contenders are slow:
+    tuning cost should follow the number of candidates, not the size of the work."""
+    if not measured:
+        return True
+    slowest = max(m.median for m in measured.values())
+    return round_time > policy.sample_budget_s or slowest > policy.slow_sample_s
 
 
 def scratch_copies(args: tuple[object, ...], stream: Stream) -> tuple[object, ...]:

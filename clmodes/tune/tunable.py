@@ -48,9 +48,12 @@ def candidates_checksum(names: list[str]) -> str:
     return hashlib.sha256("\0".join(sorted(names)).encode()).hexdigest()[:16]
 
 
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # one, not one per call
+
+
 def canonical_key(value: object) -> str:
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+        return _KEY_ENCODER.encode(value)
     except TypeError as error:
         raise TypeError(f"a tune key must be JSON-able: {error}") from error
 

@@ -38,7 +38,10 @@ class Variant:
         return " ".join(p for p in parts if p) or "default"
 
     def __getitem__(self, define: str) -> DefineValue:
-        return dict(self.defines)[define]
+        for name, value in self.defines:
+            if name == define:
+                return value
+        raise KeyError(define)
 
     def kernel(self, base: Kernel) -> Kernel:
         return base.with_defines(**dict(self.defines))
@@ -89,7 +92,7 @@ def _candidate(base: Kernel, variant: Variant, launch: Launch) -> Candidate:
 
     def run(stream: Stream, *args: object) -> object:
         if variant.local_size is not None:
-            limit = stream.device.cl_device.max_work_group_size
+            limit = stream.device.max_work_group_size
             if math.prod(variant.local_size) > limit:
                 raise KernelLaunchError(
                     f"kernel {base.name!r} variant {variant.name}: work-group of "
