@@ -5,7 +5,6 @@ Run real workload code so that its launches only gather and batch-compile their 
 The contract is DESIGN.md §2; the names exported here are fixed.
 """
 
-from clmodes import client as client_module
 from clmodes.client import Client, client
 from clmodes.device import Device, DeviceDescription, Fingerprint, devices
 from clmodes.errors import (
@@ -76,5 +75,6 @@ __all__ = [
     "set_cache_dir",
     "warm",
     "devices",
+    "probe_module",
     "process_mode",
 ]

@@ -19,6 +19,7 @@ from typing import Any
 import pyopencl
 
 import clmodes
+from clmodes.client import all_clients
 from clmodes.errors import ClmodesError
 
 
@@ -87,7 +88,7 @@ def _warm(args: argparse.Namespace) -> int:
     c = statistics.compilation
     report = {
         "workload": args.workload,
-        "devices": [client.device.label for client in clmodes.client_module.all_clients()],
+        "devices": [client.device.label for client in all_clients()],
         **statistics.as_dict(),
         "seconds": round(time.perf_counter() - started, 3),
         "store": clmodes.default_store().location,

@@ -277,7 +277,8 @@ def devices() -> list[Device]:
 
 
 def select(selector: object = None) -> Device:
-    """Pick a device: a `Device`, an index, a substring of its label, else `$CLMODES_DEVICE`."""
+    """Pick a device: a `Device`, an index, a substring of its label ("platform / device")
+    or of its normalized vendor ("pocl", "nvidia"), else `$CLMODES_DEVICE`."""
     found = devices()
     if not found:
         raise NoDeviceError(f"no OpenCL platform found; {INSTALL_HINT}")
@@ -300,7 +301,7 @@ def _match(found: list[Device], selector: object) -> Device:
         if 0 <= index < len(found):
             return found[index]
         raise NoDeviceError(f"no OpenCL device with index {index}; found {listing}")
-    matches = [d for d in found if text.lower() in d.label.lower()]
+    matches = [d for d in found if text.lower() in f"{d.label} / {d.fingerprint.vendor}".lower()]
     if not matches:
         raise NoDeviceError(
             f"no OpenCL device matches {text!r}; found {listing}; {INSTALL_HINT}"

@@ -4,7 +4,6 @@ import numpy as np
 import pyopencl.array as cla
 import pytest
 
-import clmodes
 from clmodes import Kernel, KernelBuildError, ProcessMode, ProcessModeOverride, StatisticsReader
 from conftest import fresh
 

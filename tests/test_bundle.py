@@ -224,3 +224,19 @@ def test_cli_rejects_bad_bundle_in_one_line(tmp_path, small_bundle):
     assert len(out.stderr.strip().splitlines()) == 1
     merged = run_cli(tmp_path, "bundle", "merge", str(tmp_path / "m.clmodes"), str(path))
     assert merged.returncode == 2 and not (tmp_path / "m.clmodes").exists()
+
+
+@pytest.mark.skipif(len({d.fingerprint.vendor for d in clmodes.devices()}) < 2,
+                    reason="needs two OpenCL runtimes (CI installs PoCL, Intel's and Oclgrind)")
+def test_bundle_from_one_runtime_does_not_match_another(tmp_path):
+    made_on, *others = clmodes.devices()
+    other = next(d for d in others if d.fingerprint.vendor != made_on.fingerprint.vendor)
+    store = Store(tmp_path / "store")
+    fill(store, made_on)
+    bundle.export(tmp_path / "b.clmodes", store=store)
+    (match,) = bundle.inspect(tmp_path / "b.clmodes", local=[other])["matches"]
+    assert match["match"] == "none" and "vendor" in match["differs"]
+    report = bundle.install(tmp_path / "b.clmodes", Store(tmp_path / "user"), local=[other])
+    assert report["added"] == {"tune": 0, "binaries": 0, "kernels": 0}
+    (same,) = bundle.inspect(tmp_path / "b.clmodes", local=[made_on])["matches"]
+    assert same["match"] == "exact"

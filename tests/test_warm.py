@@ -5,7 +5,6 @@ import os
 import sqlite3
 
 import numpy as np
-import pytest
 
 import clmodes
 from clmodes.progress import TerminalProgress

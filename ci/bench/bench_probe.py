@@ -168,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
             "device": client.device.label, "load_average": load, "probe_wall_s": wall,
             "cached_call_us": cached_us, "probe": result.as_dict(),
             "numpy_copy": copy, "numpy_matmul": matmul,
+            "ratio_probe_copy_over_numpy_copy": result.copy_gbps / copy["median_gbps"],
+            "ratio_probe_compute_over_numpy_matmul": result.compute_gflops / matmul["median_gflops"],
         }, indent=2))
     return 0
 

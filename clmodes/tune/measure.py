@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 import statistics
 from collections.abc import Callable, Mapping
 
