@@ -220,17 +220,17 @@ class DeviceServer:
         adopted = 0
         for kernel in kernels:
             try:
-                cl_kernel = cl.Kernel(held.program, kernel.entry_name)
+                launchable = Launchable.create(
+                    kernel.name, self.device.cl_device, self.device.label, held.program,
+                    kernel.entry_name, held.recorded.get(kernel.key),
+                    dict(scan(kernel.source).typedefs),
+                )
             except cl.Error:
                 self._failed[kernel.key] = KernelBuildError(
                     kernel.name, self.device.label,
                     f"its source has no __kernel function named {kernel.name!r}",
                 )
                 continue
-            launchable = Launchable.create(
-                kernel.name, self.device.cl_device, self.device.label, cl_kernel,
-                held.recorded.get(kernel.key), dict(scan(kernel.source).typedefs),
-            )
             held.kernels[kernel.key] = (kernel.name, launchable.args)
             self._obtained[kernel.key] = launchable
             adopted += 1

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pyopencl as cl
 
 from clmodes.execution import LaunchMode, StreamMode, default_stream_mode, process_mode
+from clmodes import server as _server_module
 from clmodes.execution import overrides as _overrides
 from clmodes.kernel import Kernel
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from clmodes.server import DeviceServer
 
 Size = int | Sequence[int]
+_EXECUTE = LaunchMode.EXECUTE
 
 
 class Stream:
@@ -83,6 +85,14 @@ class Stream:
             verdict = overrides[-1][2] or _overrides.discard_verdict
         else:
             verdict = _overrides.default_verdict
+        if verdict is _EXECUTE and _server_module._used is None:
+            # The common case, an obtained kernel run for real: straight to the kernel.
+            launchable = self._server._obtained.get(kernel.key)
+            if launchable is not None:
+                event = launchable.enqueue(self.queue, global_size, local_size, args)
+                if self._recording is not None:
+                    self._recording.append(event)
+                return event
         event = self._server.launch(self.queue, kernel, verdict, global_size, local_size, args)
         if self._recording is not None and event is not None:
             self._recording.append(event)

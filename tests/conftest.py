@@ -109,3 +109,13 @@ def build_spy(monkeypatch: pytest.MonkeyPatch) -> BuildSpy:
 @pytest.fixture
 def collector() -> clmodes.StatisticsCollector:
     return clmodes.StatisticsCollector()
+
+
+@pytest.fixture(scope="module")
+def kernels_cl_small_race_policy():
+    """kernels_cl's tunables race with few samples in tests: correctness, not speed."""
+    import kernels_cl
+
+    kernels_cl.set_race_policy(clmodes.RacePolicy(warmup=1, first_samples=2, total_samples=3))
+    yield
+    kernels_cl.set_race_policy(None)

@@ -30,7 +30,7 @@ import pytest
 
 import clmodes
 import kernels_cl
-from clmodes import ProcessMode, ProcessModeOverride, RacePolicy, StatisticsReader
+from clmodes import ProcessMode, ProcessModeOverride, StatisticsReader
 from kernels_cl import _common
 
 MATMUL = importlib.import_module("kernels_cl.matmul")
@@ -40,11 +40,7 @@ ROWS = importlib.import_module("kernels_cl.rows")
 ELEMENTWISE = importlib.import_module("kernels_cl.elementwise")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def small_race_policy():
-    kernels_cl.set_race_policy(RacePolicy(warmup=1, first_samples=2, total_samples=3))
-    yield
-    kernels_cl.set_race_policy(None)
+pytestmark = pytest.mark.usefixtures("kernels_cl_small_race_policy")
 
 
 @pytest.fixture

@@ -16,19 +16,14 @@ import numpy as np
 import pytest
 
 import clmodes
-import kernels_cl
-from clmodes import ProcessMode, ProcessModeOverride, RacePolicy, StatisticsReader
+from clmodes import ProcessMode, ProcessModeOverride, StatisticsReader
 from kernels_cl import workloads
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TOLERANCE = {"mlp": dict(rtol=1e-4, atol=1e-5), "attention": dict(rtol=1e-4, atol=1e-4)}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def small_race_policy():
-    kernels_cl.set_race_policy(RacePolicy(warmup=1, first_samples=2, total_samples=3))
-    yield
-    kernels_cl.set_race_policy(None)
+pytestmark = pytest.mark.usefixtures("kernels_cl_small_race_policy")
 
 
 @pytest.fixture

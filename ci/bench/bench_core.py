@@ -56,6 +56,7 @@ import numpy as np  # noqa: E402
 import pyopencl as cl  # noqa: E402
 
 import clmodes  # noqa: E402
+from benchlib import timed  # noqa: E402
 from clmodes import Kernel, ProcessMode, ProcessModeOverride  # noqa: E402
 
 # -- sources ---------------------------------------------------------------------------
@@ -226,15 +227,6 @@ def run_compile(bench: CompileBench, ks: list[int], batched_reps: int, seq_reps:
 # -- 2. and 3. launch paths ------------------------------------------------------------
 
 
-def _timed(fn, count: int) -> float:
-    """Seconds per call of fn() over `count` calls, with the collector off."""
-    gc.disable()
-    try:
-        started = time.perf_counter()
-        fn(count)
-        return (time.perf_counter() - started) / count
-    finally:
-        gc.enable()
 
 
 def run_launch(client: clmodes.Client, launches: int, rounds: int, dropped_calls: int,
@@ -297,7 +289,7 @@ def run_launch(client: clmodes.Client, launches: int, rounds: int, dropped_calls
                 if gated:
                     gate = cl.UserEvent(ctx)
                     cl.enqueue_marker(q, wait_for=[gate])
-                out.append(_timed(fn, per_round))
+                out.append(timed(fn, per_round))
                 if gate is not None:
                     gate.set_status(cl.command_execution_status.COMPLETE)
                 q.finish()
@@ -370,7 +362,7 @@ def run_launch(client: clmodes.Client, launches: int, rounds: int, dropped_calls
             order = order[::-1]
         for mode, out in order:
             with ProcessModeOverride(mode):
-                out.append(_timed(dropped, per_dropped_round))
+                out.append(timed(dropped, per_dropped_round))
     if client.server.queued():
         raise RuntimeError("a QUEUE verdict for an obtained kernel queued it again")
     compile_us = statistics.median(compile_times) * 1e6

@@ -77,6 +77,7 @@ import pyopencl as cl  # noqa: E402
 import pyopencl.array as cla  # noqa: E402
 
 import clmodes  # noqa: E402
+from benchlib import timed  # noqa: E402
 from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, kernel_variants  # noqa: E402
 from clmodes.tune.variants import grid  # noqa: E402
 
@@ -348,14 +349,6 @@ def check_result(stream, bufs, host) -> float:
 # -- tune-cache hit overhead -----------------------------------------------------------
 
 
-def _timed(fn, count: int) -> float:
-    gc.disable()
-    try:
-        started = time.perf_counter()
-        fn(count)
-        return (time.perf_counter() - started) / count
-    finally:
-        gc.enable()
 
 
 def hit_overhead(client: clmodes.Client, stream, bufs, tunable: Tunable, names: dict[str, str],
@@ -400,7 +393,7 @@ def hit_overhead(client: clmodes.Client, stream, bufs, tunable: Tunable, names: 
         for r in range(rounds):
             order = sides[r % 3:] + sides[:r % 3]
             for label, fn in order:
-                times[label].append(_timed(fn, per_round))
+                times[label].append(timed(fn, per_round))
             gc.collect()
     stats = clmodes.StatisticsReader(collector).statistics()
     if stats.autotune.keys or stats.compilation.kernels or stats.compilation.builds:
