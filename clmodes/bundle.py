@@ -5,10 +5,13 @@ File layout (all of it covered by one checksum, so that every byte matters):
     CLMODES-BUNDLE\\n            magic
     <n>\\n                       length of the manifest in bytes (decimal)
     <manifest: n bytes of JSON>  schema, clmodes version, creation time, devices, counts,
-                                 payload_bytes, checksum = sha256(manifest without
-                                 checksum, canonical JSON  +  payload)
+                                 payload_bytes
+    <64 hex digits>\\n           sha256 over the manifest's *bytes* and the payload
     <payload>                    an SQLite database: tune, blobs (binaries, deduplicated
                                  by sha256), binaries, kernels
+
+The checksum covers the manifest as written, not as parsed: JSON that parses to the same
+value (a space turned into a tab) is still a changed file.
 
 A checksum over the *file* rather than over the rows inside the database: a flipped byte
 in free SQLite pages would otherwise go unnoticed, and "a tampered bundle is rejected"
@@ -98,14 +101,14 @@ def _write(path: Path, entries: StoreEntries) -> dict[str, Any]:
                    "blobs": len({row[4] for row in entries.binaries})},
         "payload_bytes": len(payload),
     }
-    manifest["checksum"] = _checksum(manifest, payload)
     header = json.dumps(manifest, sort_keys=True).encode()
+    digest = _checksum(header, payload)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(temporary, "wb") as handle:
-        handle.write(MAGIC + f"{len(header)}\n".encode() + header + payload)
+        handle.write(MAGIC + f"{len(header)}\n".encode() + header + f"{digest}\n".encode() + payload)
     os.replace(temporary, path)  # readers never see half a bundle
-    return manifest
+    return {**manifest, "checksum": digest}
 
 
 def _payload(entries: StoreEntries) -> bytes:
@@ -149,9 +152,8 @@ def _describe_devices(entries: StoreEntries) -> list[dict[str, Any]]:
     ]
 
 
-def _checksum(manifest: dict[str, Any], payload: bytes) -> str:
-    unsigned = {k: v for k, v in manifest.items() if k != "checksum"}
-    digest = hashlib.sha256(json.dumps(unsigned, sort_keys=True).encode())
+def _checksum(header: bytes, payload: bytes) -> str:
+    digest = hashlib.sha256(header)
     digest.update(payload)
     return digest.hexdigest()
 
@@ -203,7 +205,10 @@ def _split(path: Path, data: bytes) -> tuple[dict[str, Any], bytes]:
             f"{path}: bundle schema {schema} is newer than this clmodes "
             f"({clmodes.__version__}) reads (schema {SCHEMA}); upgrade clmodes"
         )
-    payload = rest[size:]
+    header, rest = rest[:size], rest[size:]
+    digest, newline, payload = rest[:64], rest[64:65], rest[65:]
+    if newline != b"\n":
+        raise BundleError(f"{path}: truncated bundle (no checksum)")
     expected = manifest.get("payload_bytes")
     if not isinstance(expected, int) or not 0 <= expected <= MAX_PAYLOAD_BYTES:
         raise BundleError(f"{path}: damaged bundle manifest (payload size)")
@@ -211,9 +216,9 @@ def _split(path: Path, data: bytes) -> tuple[dict[str, Any], bytes]:
         raise BundleError(f"{path}: truncated bundle ({len(payload)} of {expected} payload bytes)")
     if len(payload) > expected:
         raise BundleError(f"{path}: bundle has {len(payload) - expected} unexpected trailing bytes")
-    if manifest.get("checksum") != _checksum(manifest, payload):
+    if digest.decode("ascii", "replace") != _checksum(header, payload):
         raise BundleError(f"{path}: checksum mismatch: the bundle was altered or damaged")
-    return manifest, payload
+    return {**manifest, "checksum": digest.decode()}, payload
 
 
 def _entries(path: Path, manifest: dict[str, Any], payload: bytes) -> StoreEntries:

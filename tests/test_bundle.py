@@ -117,13 +117,20 @@ def test_altered_manifest_is_rejected(small_bundle, tmp_path, target, field, val
 
 def test_newer_schema_is_named(small_bundle, tmp_path, target):
     def newer(manifest):
-        manifest["schema"] = 99
-        manifest["checksum"] = bundle._checksum(manifest, b"")  # irrelevant: schema checked first
+        manifest["schema"] = 99  # the old checksum no longer matches: schema is checked first
 
     with pytest.raises(BundleError, match="schema 99 is newer"):
         path = tmp_path / "new.clmodes"
         path.write_bytes(_rewrite_manifest(small_bundle, newer))
         bundle.install(path, target)
+
+
+def test_json_whitespace_change_is_rejected(small_bundle, tmp_path, target):
+    """Found by hypothesis: a space flipped into a tab parses to the same manifest."""
+    position = small_bundle.index(b", ", len(bundle.MAGIC))
+    damaged = bytearray(small_bundle)
+    damaged[position + 1] ^= 41  # " " -> "\t"
+    assert_rejected(bytes(damaged), tmp_path, target)
 
 
 def test_not_a_bundle(tmp_path, target):
