@@ -46,7 +46,6 @@ atexit.register(shutil.rmtree, _STORE_DIR, ignore_errors=True)
 import argparse  # noqa: E402
 import gc  # noqa: E402
 import itertools  # noqa: E402
-import json  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -56,7 +55,7 @@ import numpy as np  # noqa: E402
 import pyopencl as cl  # noqa: E402
 
 import clmodes  # noqa: E402
-from benchlib import timed  # noqa: E402
+from benchlib import timed, write_json  # noqa: E402
 from clmodes import Kernel, ProcessMode, ProcessModeOverride  # noqa: E402
 
 # -- sources ---------------------------------------------------------------------------
@@ -514,10 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         "dropped": dropped_result,
     }
     print(table(results))
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
-            handle.write("\n")
+    write_json(args.json, results)
     return 0
 
 

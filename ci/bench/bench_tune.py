@@ -64,7 +64,6 @@ import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import gc  # noqa: E402
 import itertools  # noqa: E402
-import json  # noqa: E402
 import logging  # noqa: E402
 import platform  # noqa: E402
 import shutil  # noqa: E402
@@ -77,7 +76,7 @@ import pyopencl as cl  # noqa: E402
 import pyopencl.array as cla  # noqa: E402
 
 import clmodes  # noqa: E402
-from benchlib import timed  # noqa: E402
+from benchlib import timed, write_json  # noqa: E402
 from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, kernel_variants  # noqa: E402
 from clmodes.tune.variants import grid  # noqa: E402
 
@@ -699,10 +698,7 @@ def main(argv: list[str] | None = None) -> int:
         "hit_overhead": hit,
     }
     print(table(results))
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
-            handle.write("\n")
+    write_json(args.json, results)
     clmodes.default_store().close()
     if _CACHE_DIR is not None:
         shutil.rmtree(_CACHE_DIR, ignore_errors=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import time
 from collections.abc import Callable
 
@@ -17,3 +18,11 @@ def timed(fn: Callable[[int], object], count: int) -> float:
         return (time.perf_counter() - started) / count
     finally:
         gc.enable()
+
+
+def write_json(path: str | None, results: object) -> None:
+    """Write a benchmark's figures for `ci/bench/run` (nothing when no path was given)."""
+    if path:
+        with open(path, "w") as handle:
+            json.dump(results, handle, indent=2)
+            handle.write("\n")
