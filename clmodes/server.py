@@ -104,6 +104,10 @@ class DeviceServer:
         with self._lock:
             return len(self._queue)
 
+    def ready(self, kernel: Kernel) -> Launchable | None:
+        """The obtained kernel, when a launch may go straight to it (nothing recording)."""
+        return self._obtained.get(kernel.key) if _used is None else None
+
     def is_obtained(self, kernel: Kernel) -> bool:
         return kernel.key in self._obtained
 

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 import pyopencl as cl
 
 from clmodes.execution import LaunchMode, StreamMode, default_stream_mode, process_mode
-from clmodes import server as _server_module
 from clmodes.execution import overrides as _overrides
 from clmodes.kernel import Kernel
 
@@ -85,9 +84,9 @@ class Stream:
             verdict = overrides[-1][2] or _overrides.discard_verdict
         else:
             verdict = _overrides.default_verdict
-        if verdict is _EXECUTE and _server_module._used is None:
+        if verdict is _EXECUTE:
             # The common case, an obtained kernel run for real: straight to the kernel.
-            launchable = self._server._obtained.get(kernel.key)
+            launchable = self._server.ready(kernel)
             if launchable is not None:
                 event = launchable.enqueue(self.queue, global_size, local_size, args)
                 if self._recording is not None:

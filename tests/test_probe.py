@@ -11,8 +11,6 @@ import itertools
 import json
 import logging
 import os
-import subprocess
-import sys
 import textwrap
 import uuid
 from pathlib import Path
@@ -35,29 +33,20 @@ from clmodes.probe import PROBE_VERSION, Figure, cached, forget
 from clmodes.roofline import attainable_gflops
 from clmodes.store import Store
 from conftest import fresh
+from subprocesses import last_json, run_cli, run_python
 from tunables import SOURCE, buffers, launch_twice
 
-TESTS = Path(__file__).parent
 TOLERANCE = 0.35
 
 
-def run(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CLMODES_CACHE_DIR": str(cache_dir),
-           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True,
-                          timeout=300)
-
-
 def cli(cache_dir: Path, *args: str) -> dict:
-    out = run(cache_dir, "-m", "clmodes", "probe", "--json", *args)
+    out = run_cli(cache_dir, "probe", "--json", *args)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
 
 def script(cache_dir: Path, code: str) -> dict:
-    out = run(cache_dir, "-c", textwrap.dedent(code))
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return last_json(run_python(textwrap.dedent(code), cache_dir))
 
 
 def agree(a: float, b: float) -> bool:
@@ -193,9 +182,9 @@ def test_cached_result_is_read_back_by_a_fresh_process_and_the_cli(tmp_path):
     refreshed = cli(tmp_path, "--refresh")
     assert refreshed["from_cache"] is False and refreshed["measured_at"] > first["measured_at"]
 
-    text = run(tmp_path, "-m", "clmodes", "probe")
+    text = run_cli(tmp_path, "probe")
     assert text.returncode == 0 and "cached" in text.stdout and "GFLOP/s" in text.stdout
-    info = json.loads(run(tmp_path, "-m", "clmodes", "cache", "info", "--json").stdout)
+    info = json.loads(run_cli(tmp_path, "cache", "info", "--json").stdout)
     (entry,) = info["devices"].values()
     assert entry["probe_results"] == 1
 
