@@ -21,21 +21,23 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import platformdirs
 
 from clmodes.device import model_of
 
 log = logging.getLogger("clmodes")
+T = TypeVar("T")
 
 FORMAT_VERSION = 1  # the clmodes format of persisted entries; part of every tune key
 SCHEMA_VERSION = 1
 FILENAME = "store.sqlite3"
 BUSY_TIMEOUT_MS = 30_000
+CORRUPT_RECHECK_S = 0.25  # a file still being created by another process is whole by then
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -104,15 +106,22 @@ class Store:
         return self.path is None
 
     def _open(self, path: Path) -> sqlite3.Connection | None:
+        """Connect to the store file, or None (the caller falls back to memory).
+
+        The trap: a process that opens the store while another is creating or converting
+        it can see a lock, or even a header that is not there yet. Giving up there (memory
+        fallback) or moving the file aside detaches this process from the shared store:
+        it silently tunes alone and disagrees with every other process. So locks are
+        waited out and corruption must be seen twice before the file is moved aside."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            connection = self._connect(str(path))
+            connection = _patiently(lambda: self._connect(str(path)))
         except sqlite3.DatabaseError as error:
             if not _is_corruption(error):
                 return self._fallback(path, error)
             _move_aside(path, error)
             try:
-                connection = self._connect(str(path))
+                connection = _patiently(lambda: self._connect(str(path)))
             except (sqlite3.Error, OSError) as again:
                 return self._fallback(path, again)
         except OSError as error:
@@ -156,10 +165,11 @@ class Store:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection
+                connection.execute("COMMIT")
             except BaseException:
-                connection.execute("ROLLBACK")
+                if connection.in_transaction:  # a failed COMMIT must not leave it open
+                    connection.execute("ROLLBACK")
                 raise
-            connection.execute("COMMIT")
 
     @contextmanager
     def deferred(self) -> Iterator[None]:
@@ -193,12 +203,15 @@ class Store:
                 self._deferred.append((sql, parameters))
                 return True
             try:
-                with self.transaction() as connection:
-                    connection.execute(sql, parameters)
+                _patiently(lambda: self._execute_in_transaction(sql, parameters))
                 return True
             except sqlite3.Error as error:
                 log.warning("clmodes store %s: write failed (%s)", self.location, error)
                 return False
+
+    def _execute_in_transaction(self, sql: str, parameters: tuple[Any, ...]) -> None:
+        with self.transaction() as connection:
+            connection.execute(sql, parameters)
 
     def query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Read rows; a database error is logged and reads as nothing (a miss)."""
@@ -240,19 +253,26 @@ class Store:
                 self._deferred.append((insert, (*parameters, text, time.time())))
                 return value
         try:
-            with self.transaction() as connection:
-                row = connection.execute(
-                    "SELECT value FROM tune WHERE format=? AND model=? AND tunable=? "
-                    "AND tune_key=? AND candidates=?",
-                    parameters,
-                ).fetchone()
-                existing = _parse_record(row[0]) if row else None
-                if existing is not None:
-                    return existing
-                connection.execute(insert, (*parameters, text, time.time()))
+            return _patiently(lambda: self._insert_tune_once(parameters, text)) or value
         except sqlite3.Error as error:
             log.warning("clmodes store %s: could not record a tune result (%s)", self.location, error)
         return value
+
+    def _insert_tune_once(self, parameters: tuple[Any, ...], text: str) -> dict[str, Any] | None:
+        """Insert unless an entry exists; return the existing entry, or None if inserted."""
+        with self.transaction() as connection:
+            row = connection.execute(
+                "SELECT value FROM tune WHERE format=? AND model=? AND tunable=? "
+                "AND tune_key=? AND candidates=?",
+                parameters,
+            ).fetchone()
+            existing = _parse_record(row[0]) if row else None
+            if existing is None:
+                connection.execute(
+                    "INSERT OR REPLACE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (*parameters, text, time.time()),
+                )
+            return existing
 
     # -- throughput probes -------------------------------------------------------------
 
@@ -467,6 +487,39 @@ def _parse_record(text: object) -> dict[str, Any] | None:
     if not isinstance(value, dict) or not isinstance(value.get("winner"), str):
         return None
     return value
+
+
+def _patiently(attempt: Callable[[], T]) -> T:
+    """Run `attempt`, retrying what another process causes only for a moment.
+
+    SQLite's busy timeout does not cover every case: a lock met while opening or
+    converting a database to WAL, and a stale WAL snapshot, come back as "locked" at
+    once. Those are retried with backoff for up to the busy timeout. A "not a database"
+    error is retried once after a pause, so that only corruption that persists is
+    treated as such."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay, seen_corrupt = 0.005, False
+    while True:
+        try:
+            return attempt()
+        except sqlite3.DatabaseError as error:
+            corrupt = _is_corruption(error)
+            if not (corrupt or _is_busy(error)) or (corrupt and seen_corrupt):
+                raise
+            if time.monotonic() + delay > deadline:
+                raise
+            seen_corrupt |= corrupt
+            log.debug("clmodes store: %s; retrying in %.3f s", error, CORRUPT_RECHECK_S if corrupt else delay)
+            time.sleep(CORRUPT_RECHECK_S if corrupt else delay)
+            delay = min(delay * 2, 0.25)
+
+
+def _is_busy(error: sqlite3.DatabaseError) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    text = str(error).lower()
+    return "locked" in text or "busy" in text
 
 
 def _is_corruption(error: sqlite3.DatabaseError) -> bool:

@@ -4,6 +4,9 @@ import json
 import logging
 import os
 import sqlite3
+import subprocess
+import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -12,7 +15,7 @@ import pytest
 import clmodes
 from clmodes.store import FILENAME, Store
 from conftest import fresh
-from subprocesses import last_json, run_python, spawn_python
+from subprocesses import environment, last_json, run_python, spawn_python
 from tunables import SOURCE, buffers, make_tunable
 
 
@@ -116,10 +119,19 @@ def test_first_recorded_winner_is_kept(tmp_path):
     assert store.put_tune("m", "t", "k", "c", {"winner": "b"})["winner"] == "a"
 
 
+def assert_attached(tmp_path: Path, stderrs: list[str]) -> None:
+    """No process detached from the shared store: none fell back to memory, failed a
+    write or moved the live file aside (each of those logs a "clmodes store" warning)."""
+    for stderr in stderrs:
+        assert "clmodes store" not in stderr, stderr
+    assert not list(tmp_path.glob("*.corrupt-*"))
+
+
 def test_four_processes_tune_the_same_keys(tmp_path):
     name = f"race-{uuid.uuid4().hex[:8]}"
     code = (
-        "import json, tunables\n"
+        "import json, logging, tunables\n"
+        "logging.basicConfig(level=logging.WARNING)\n"
         f"results = [tunables.run_in_fresh_process({name!r}, n) for n in (1024, 2048, 3072)]\n"
         "print(json.dumps(results))\n"
     )
@@ -127,6 +139,7 @@ def test_four_processes_tune_the_same_keys(tmp_path):
     outputs = [p.communicate(timeout=300) for p in procs]
     for proc, (stdout, stderr) in zip(procs, outputs):
         assert proc.returncode == 0, stderr
+    assert_attached(tmp_path, [stderr for _, stderr in outputs])
     results = [json.loads(stdout.strip().splitlines()[-1]) for stdout, _ in outputs]
     assert all(r["ok"] for rs in results for r in rs)
     connection = sqlite3.connect(tmp_path / FILENAME)
@@ -135,5 +148,30 @@ def test_four_processes_tune_the_same_keys(tmp_path):
     assert sorted(json.loads(k)["n"] for k, _ in rows) == [1024, 2048, 3072]
     # Every process ended up agreeing with the one winner per key in the store.
     stored = {json.loads(k)["n"]: json.loads(v)["winner"] for k, v in rows}
-    for rs in results:
-        assert [r["winner"] for r in rs] == [stored[n] for n in (1024, 2048, 3072)]
+    for rs, (_, stderr) in zip(results, outputs):
+        assert [r["winner"] for r in rs] == [stored[n] for n in (1024, 2048, 3072)], stderr
+
+
+def test_processes_opening_a_new_store_at_once_share_it(tmp_path):
+    """Eight processes create the same store file at the same instant and each records
+    its own winner for one key: every one must get the first recorded winner back."""
+    start = time.time() + 1.5
+    code = (
+        "import json, logging, sys, time\n"
+        "logging.basicConfig(level=logging.WARNING)\n"
+        "from clmodes.store import Store\n"
+        f"while time.time() < {start}: pass\n"
+        "store = Store(sys.argv[1])\n"
+        "mine = f'p{sys.argv[2]}'\n"
+        "got = store.put_tune('model', 'race', '{}', 'c', {'winner': mine})['winner']\n"
+        "print(json.dumps({'memory': store.in_memory, 'winner': got}))\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), str(i)],
+                              env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for i in range(8)]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert_attached(tmp_path, [stderr for _, stderr in outputs])
+    reports = [json.loads(stdout) for stdout, _ in outputs]
+    assert not any(r["memory"] for r in reports)
+    (stored,) = sqlite3.connect(tmp_path / FILENAME).execute("SELECT value FROM tune").fetchall()
+    assert {r["winner"] for r in reports} == {json.loads(stored[0])["winner"]}
