@@ -217,7 +217,7 @@ class Store:
         """Read rows; a database error is logged and reads as nothing (a miss)."""
         with self._lock:
             try:
-                return self._connection.execute(sql, parameters).fetchall()
+                return _patiently(lambda: self._connection.execute(sql, parameters).fetchall())
             except sqlite3.DatabaseError as error:
                 log.warning("clmodes store %s: read failed (%s); treating as a miss", self.location, error)
                 return []
@@ -514,12 +514,16 @@ def _patiently(attempt: Callable[[], T]) -> T:
             delay = min(delay * 2, 0.25)
 
 
+_TRANSIENT_CODES = (5, 6, 15)  # SQLITE_BUSY, SQLITE_LOCKED, SQLITE_PROTOCOL (WAL contention)
+
+
 def _is_busy(error: sqlite3.DatabaseError) -> bool:
-    code = getattr(error, "sqlite_errorcode", None)
+    """A lock or WAL contention that goes away when the other process is done."""
+    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
     if code is not None:
-        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+        return code & 0xFF in _TRANSIENT_CODES
     text = str(error).lower()
-    return "locked" in text or "busy" in text
+    return "locked" in text or "busy" in text or "locking protocol" in text
 
 
 def _is_corruption(error: sqlite3.DatabaseError) -> bool:

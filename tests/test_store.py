@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -102,6 +103,37 @@ def test_unreadable_row_is_a_miss_with_a_warning(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="clmodes"):
         assert store.get_tune("m", "t", "k", "c") is None
     assert "unreadable tune entry" in caplog.text
+
+
+def test_unreadable_row_is_replaced_by_the_next_tune(tmp_path):
+    store = Store(tmp_path)
+    store.put_tune("m", "t", "k", "c", {"winner": "a"})
+    with store.transaction() as connection:
+        connection.execute("UPDATE tune SET value = '{not json'")
+    assert store.put_tune("m", "t", "k", "c", {"winner": "b"})["winner"] == "b"
+    assert store.get_tune("m", "t", "k", "c")["winner"] == "b"
+
+
+def test_open_waits_out_a_writer_sqlite_does_not_wait_for(tmp_path, caplog):
+    """Another process mid-write on a database still in rollback mode (as when it is
+    creating the store): switching to WAL then fails at once with "database is locked",
+    busy timeout or not (SQLite refuses to wait where waiting could deadlock). The store
+    must retry, not fall back to memory and silently tune alone."""
+    other = sqlite3.connect(tmp_path / FILENAME, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE early (x)")
+    other.execute("BEGIN")
+    other.execute("INSERT INTO early VALUES (1)")  # holds the RESERVED lock
+    release = threading.Timer(0.5, lambda: (other.execute("COMMIT"), other.close()))
+    release.start()
+    started = time.perf_counter()
+    with caplog.at_level(logging.WARNING, logger="clmodes"):
+        store = Store(tmp_path)
+    release.join()
+    assert not store.in_memory and "clmodes store" not in caplog.text
+    assert time.perf_counter() - started >= 0.4
+    assert store.put_tune("m", "t", "k", "c", {"winner": "a"})["winner"] == "a"
+    connection = sqlite3.connect(tmp_path / FILENAME)
+    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def test_store_uses_wal_and_holds_only_json(tmp_path):
