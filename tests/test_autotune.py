@@ -178,7 +178,7 @@ def test_measurements_use_profiling_events(stream):
     assert "launched nothing" in record["dropped"]["idle"]
 
 
-def test_clearly_slower_candidate_is_dropped_early(stream):
+def slow_and_fast_candidates() -> dict:
     base = Kernel(fresh(SOURCE), "twice")
     fast = kernel_variants(base, launch_twice, defines={"ITEMS": [4]})
     slow_kernel = Kernel(fresh("""
@@ -190,7 +190,28 @@ def test_clearly_slower_candidate_is_dropped_early(stream):
     def slow(stream, out, x, n):
         return stream.launch(slow_kernel, n, None, out.data, x.data, n)
 
-    tunable = Tunable(unique(), key=lambda out, x, n: n, candidates={**fast, "slow": slow})
+    return {**fast, "slow": slow}
+
+
+@pytest.mark.parametrize("slow_first", [False, True])
+def test_clearly_slower_candidate_is_screened_at_warm_up(stream, slow_first):
+    """Its warm-up run already shows it is far slower: it gets no samples (when it ran
+    first, only after a second run confirms it)."""
+    candidates = slow_and_fast_candidates()
+    if slow_first:
+        candidates = {"slow": candidates.pop("slow"), **candidates}
+    tunable = Tunable(unique(), key=lambda out, x, n: n, candidates=candidates)
+    out, x = buffers(stream)
+    tunable(stream, out, x, 4096)
+    record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
+    assert record["winner"] == "ITEMS=4"
+    assert record["dropped"]["slow"].startswith("screened")
+    assert "slow" not in record["measurements"]
+
+
+def test_without_screening_a_slower_candidate_is_dropped_after_first_samples(stream):
+    tunable = Tunable(unique(), key=lambda out, x, n: n, candidates=slow_and_fast_candidates())
+    tunable.policy = clmodes.RacePolicy(screen_ratio=None)
     out, x = buffers(stream)
     tunable(stream, out, x, 4096)
     record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))

@@ -11,6 +11,16 @@ Racing keeps tuning cheap and fair: every candidate is warmed up, then sampled i
 `first_samples` rounds any candidate whose *fastest* sample is slower than `drop_ratio`
 times the best median is dropped; the rest get more rounds, up to `total_samples` or
 until a round costs more than `sample_budget_s`; the winner has the lowest median.
+
+Screening keeps tuning cost from following the size of the work: the warm-up runs are
+timed too (PoCL generates code *before* a command's START, so the device time of a first
+run is clean; Intel's CPU runtime runs a kernel's first launch up to 2x slower). A
+candidate whose warm-up took more than `screen_ratio` times the fastest warm-up is
+dropped before sampling. At 8x the MLP's batch that spares the 7 clearly slow matmul
+candidates (3.5-9.5x the best) three full-size runs each. `screen_ratio` = 3 is the
+drop ratio times that 2x first-run penalty, so a candidate that would survive the first
+drop cannot be screened out; the candidate warmed up first is timed once more before it
+is screened out, because its run also absorbs the queue's one-time start-up costs.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ class RacePolicy:
     first_samples: int = 3
     total_samples: int = 7
     drop_ratio: float = 1.5
+    screen_ratio: float | None = 3.0  # None: every warmed-up candidate is sampled
     slow_sample_s: float = 0.25  # a candidate this slow per sample gets no extra samples
     sample_budget_s: float = 0.5  # device seconds per round beyond which no more rounds
 
@@ -110,18 +121,45 @@ def _warm_up(
     policy: RacePolicy, describe: str, dropped: dict[str, str],
 ) -> dict[str, Measurement]:
     """Run each candidate `warmup` times (first-launch code generation happens here, not
-    in a sample); those that raise are dropped with a warning."""
+    in a sample); those that raise are dropped with a warning, those far slower than the
+    fastest are screened out (see the module's doc)."""
     alive: dict[str, Measurement] = {}
+    warm_times: dict[str, float] = {}
     for name, candidate in candidates.items():
         try:
-            for _ in range(policy.warmup):
+            for _ in range(policy.warmup - 1):
                 candidate(stream, *args)
-            stream.finish()
+            warm_times[name] = sample(candidate, stream, args) if policy.warmup > 0 else 0.0
             alive[name] = Measurement(name)
         except Exception as error:  # noqa: BLE001 - any failure drops the candidate
             log.warning("%s: candidate %r dropped: %s", describe, name, error)
             dropped[name] = f"failed: {error}"
+    _screen(alive, warm_times, dropped, policy,
+            lambda name: sample(candidates[name], stream, args))
     return alive
+
+
+def _screen(
+    alive: dict[str, Measurement], warm_times: dict[str, float], dropped: dict[str, str],
+    policy: RacePolicy, retime: Callable[[str], float],
+) -> None:
+    """Drop candidates whose warm-up took over `screen_ratio` x the fastest warm-up. The
+    first one warmed up is re-timed before it is dropped (`retime`): its run may also have
+    paid the queue's one-time start-up."""
+    if policy.screen_ratio is None or policy.warmup < 1 or len(alive) < 2:
+        return
+    fastest = min(warm_times[name] for name in alive)
+    limit = policy.screen_ratio * fastest
+    first = next(iter(alive))
+    if warm_times[first] > limit:
+        try:
+            warm_times[first] = min(warm_times[first], retime(first))
+        except Exception as error:  # noqa: BLE001 - it ran once; a failure now screens it
+            log.debug("re-timing %r failed: %s", first, error)
+    for name in list(alive):
+        if warm_times[name] > limit:
+            dropped[name] = f"screened: warm-up {warm_times[name]:.3g} s vs fastest {fastest:.3g} s"
+            alive.pop(name)
 
 
 def _drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], policy: RacePolicy) -> None:
