@@ -5,8 +5,10 @@ one store. WAL lets readers proceed while one writer commits; a busy timeout mak
 writer wait instead of failing; every write is a transaction (`BEGIN IMMEDIATE`), so a
 reader never sees half an entry. Values are data (JSON text, raw binaries), never pickle.
 
-Failure is never fatal to the caller's work: a database file that is not a database is
-moved aside (with a warning) and a fresh one started; a location that cannot be written
+Failure is never fatal to the caller's work: a lock another process holds for a moment
+is waited out, even where SQLite itself would not wait (see `_patiently`); a database
+file that is still not a database a moment later is moved aside (with a warning) and a
+fresh one started; a location that cannot be written
 falls back to an in-memory database (with a warning); a row that does not parse is a
 miss (with a warning).
 """
