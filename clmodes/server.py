@@ -47,6 +47,7 @@ _QUEUE, _COMPILE = LaunchMode.QUEUE, LaunchMode.COMPILE
 # `warm()` persists the programs holding these and nothing else: a long-lived process has
 # built many programs, and capturing binaries costs seconds per program on PoCL.
 _used: set[str] | None = None
+_unrecorded = threading.local()  # .active: this thread's launches are not recorded
 
 
 @contextmanager
@@ -60,6 +61,27 @@ def recording_use() -> Iterator[set[str]]:
         _used = previous
 
 
+@contextmanager
+def unrecorded() -> Iterator[None]:
+    """Launches from this thread meanwhile are not recorded by `recording_use`: a tune
+    runs every candidate, but only the winner's real launch says what a workload uses."""
+    previous = getattr(_unrecorded, "active", False)
+    _unrecorded.active = True
+    try:
+        yield
+    finally:
+        _unrecorded.active = previous
+
+
+@dataclasses.dataclass(frozen=True)
+class _Obtained:
+    """A kernel obtained from a held program, as persisting needs it."""
+
+    name: str
+    args: list[ArgInfo] | None
+    unit: str  # unit key
+
+
 @dataclasses.dataclass
 class _Program:
     """A program this server holds: built here from source, or loaded from the store."""
@@ -67,8 +89,10 @@ class _Program:
     batch: str  # content hash
     program: cl.Program
     source: Batch | None  # the batch, when built here (and so capturable)
-    kernels: dict[str, tuple[str, list[ArgInfo] | None]] = dataclasses.field(default_factory=dict)
-    persisted: bool = False
+    kernels: dict[str, _Obtained] = dataclasses.field(default_factory=dict)
+    # Unit key -> the batch whose binary in the store holds it (all units of a loaded
+    # program; the captured ones of a program built here).
+    captured: dict[str, str] = dataclasses.field(default_factory=dict)
     # Argument info persisted with a loaded binary, per kernel key: some drivers (Intel's)
     # drop it from programs created from binaries.
     recorded: dict[str, list[ArgInfo] | None] = dataclasses.field(default_factory=dict)
@@ -169,8 +193,8 @@ class DeviceServer:
             key: ArgInfo.from_rows(args)
             for key, args in store.batch_kernels(self.device.fingerprint.exact, batch).items()
         }
-        held = self._programs[batch] = _Program(batch, program, None, persisted=True,
-                                                recorded=recorded)
+        held = self._programs[batch] = _Program(batch, program, None, recorded=recorded,
+                                                captured=dict.fromkeys(units, batch))
         for unit in units:
             self._unit_programs.setdefault(unit, held)
         return held
@@ -197,11 +221,12 @@ class DeviceServer:
             self._unit_programs[unit] = held
         self._adopt(held, [k for k in kernels if k.unit_key in units], Counter.COMPILED)
 
-    def _build(self, batch: Batch) -> cl.Program:
+    def _build(self, batch: Batch, counted: bool = True) -> cl.Program:
         """One real `Program.build`, bypassing pyopencl's own (pickle-based) cache."""
         program = cl.Program(cl._cl._Program(self.context, batch.source))
         program._source = batch.source  # else pyopencl's attribute lookup asks the driver for a kernel named "_source"
-        record(Counter.BUILDS)
+        if counted:
+            record(Counter.BUILDS)
         started = time.perf_counter()
         program.build(options=[*BUILD_OPTIONS, *batch.options], devices=[self.device.cl_device])
         log.debug(
@@ -235,7 +260,7 @@ class DeviceServer:
                     f"its source has no __kernel function named {kernel.name!r}",
                 )
                 continue
-            held.kernels[kernel.key] = (kernel.name, launchable.args)
+            held.kernels[kernel.key] = _Obtained(kernel.name, launchable.args, kernel.unit_key)
             self._obtained[kernel.key] = launchable
             adopted += 1
         record(counter, adopted)
@@ -251,26 +276,51 @@ class DeviceServer:
     # -- persisting --------------------------------------------------------------------
 
     def persist(self, store: Store, used: set[str] | None = None) -> int:
-        """Capture the programs built here that hold a kernel in `used` (all, if None) and
-        index their kernels. Returns the number of binaries written. Slow on PoCL (see
-        `binaries`), hence the selection."""
+        """Capture the kernels in `used` (all, if None) that were built here, and index
+        every such kernel to the binary holding it. Returns the number of binaries written."""
         written = 0
-        exact = self.device.fingerprint.exact
         with self._build_lock:
-            for held in self._programs.values():
-                if used is not None and used.isdisjoint(held.kernels):
-                    continue
-                rows = [(key, name, args) for key, (name, args) in held.kernels.items()]
-                if held.source is not None and not held.persisted:
-                    binaries.capture(store, self.device, held.source, held.program, rows)
-                    held.persisted = True
+            for held in list(self._programs.values()):
+                wanted = {k: o for k, o in held.kernels.items() if used is None or k in used}
+                new_units = {o.unit for o in wanted.values()} - held.captured.keys()
+                if new_units and held.source is not None:
+                    self._capture(store, held, new_units)
                     written += 1
-                elif rows:
-                    store.index_kernels(exact, held.batch, [
-                        (k, n, [a.as_row() for a in args] if args else None)
-                        for k, n, args in rows
-                    ])
+                self._index(store, held, wanted)
         return written
+
+    def _capture(self, store: Store, held: _Program, units: set[str]) -> None:
+        """Persist a binary holding `units` of a program built here.
+
+        When the program also holds units nobody used (a tune's losing candidates), a
+        program of just these units is built for the capture (not counted in `builds`:
+        it obtains nothing). Reading BINARIES makes PoCL generate code for every kernel of
+        a program, 42 s for the MLP's 26-kernel batch where its 4 used units take a few,
+        and a store or a bundle has no use for losers."""
+        assert held.source is not None
+        batch, program = held.source, held.program
+        if units != {u.unit_key for u in batch.units}:
+            subset = Batch(tuple(u for u in batch.units if u.unit_key in units), batch.options)
+            try:
+                batch, program = subset, self._build(subset, counted=False)
+            except cl.Error as error:  # it built inside the bigger batch; keep that one
+                log.info("capture build of %d units failed on %s (%s); capturing the whole batch",
+                         len(units), self.device.label, str(error).splitlines()[0])
+                units = {u.unit_key for u in batch.units}
+        rows = [(k, o.name, o.args) for k, o in held.kernels.items() if o.unit in units]
+        binaries.capture(store, self.device, batch, program, rows)
+        held.captured.update(dict.fromkeys(units, batch.content_hash))
+
+    def _index(self, store: Store, held: _Program, kernels: dict[str, _Obtained]) -> None:
+        """Point each kernel's row at the stored binary holding its unit."""
+        by_batch: dict[str, list[tuple[str, str, object]]] = {}
+        for key, obtained in kernels.items():
+            batch = held.captured.get(obtained.unit)
+            if batch is not None:
+                args = [a.as_row() for a in obtained.args] if obtained.args else None
+                by_batch.setdefault(batch, []).append((key, obtained.name, args))
+        for batch, rows in by_batch.items():
+            store.index_kernels(self.device.fingerprint.exact, batch, rows)
 
     # -- launching ---------------------------------------------------------------------
 
@@ -284,7 +334,7 @@ class DeviceServer:
         args: tuple[object, ...],
     ) -> cl.Event | None:
         """Act on a verdict resolved by the caller's thread."""
-        if _used is not None:
+        if _used is not None and not getattr(_unrecorded, "active", False):
             _used.add(kernel.key)
         if verdict is _QUEUE:
             self.enqueue(kernel)

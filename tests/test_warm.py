@@ -42,6 +42,10 @@ def test_warmed_workload_starts_warm_in_a_fresh_process(tmp_path):
     assert run["compilation"]["loaded"] == run["compilation"]["kernels"] == 13
     assert run["autotune"]["keys"] == 0
     assert run["source_builds"] == 0
+    # The store holds the winner, not the two losing candidates it was built with.
+    connection = sqlite3.connect(tmp_path / FILENAME)
+    names = [name for (name,) in connection.execute("SELECT name FROM kernels")]
+    assert len(names) == 13 and names.count("twice") == 1
 
 
 def test_refused_binary_is_rebuilt_from_source(tmp_path):

@@ -33,6 +33,7 @@ from clmodes.errors import TuneError
 from clmodes.execution import Counter, ProcessMode, process_mode, record
 from clmodes.probe import cached as cached_probe
 from clmodes.roofline import roofline_fraction
+from clmodes.server import unrecorded
 from clmodes.store import default_store
 from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey, tune_cache
@@ -108,8 +109,10 @@ class Tunable:
         winner = tune_cache.winner(key)
         if winner is None:
             if process_mode() is ProcessMode.COMPILE_ONLY:
-                self._gather(_measurement_stream(stream), args, key)
-                return self.candidates[self._names[0]](stream, *args)
+                # Which candidate the workload uses is not known until the tune.
+                with unrecorded():
+                    self._gather(_measurement_stream(stream), args, key)
+                    return self.candidates[self._names[0]](stream, *args)
             winner = tune_cache.tune_once(key, lambda: self._tune(stream, args, key))
         return self.candidates[winner](stream, *args)
 
@@ -137,6 +140,10 @@ class Tunable:
         return failed
 
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
+        with unrecorded():
+            return self._measure_and_record(caller, args, key)
+
+    def _measure_and_record(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
         started = time.perf_counter()
         stream = _measurement_stream(caller)
         caller.finish()  # the caller's pending work may still be writing the inputs
