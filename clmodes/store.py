@@ -6,7 +6,7 @@ writer wait instead of failing; every write is a transaction (`BEGIN IMMEDIATE`)
 reader never sees half an entry. Values are data (JSON text, raw binaries), never pickle.
 
 Failure is never fatal to the caller's work: a lock another process holds for a moment
-is waited out, even where SQLite itself would not wait (see `_patiently`); a database
+is waited out, even where SQLite itself would not wait (see `sqlite_contention`); a database
 file that is still not a database a moment later is moved aside (with a warning) and a
 fresh one started; a location that cannot be written
 falls back to an in-memory database (with a warning); a row that does not parse is a
@@ -23,23 +23,21 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import platformdirs
 
 from clmodes.device import model_of
+from clmodes.sqlite_contention import BUSY_TIMEOUT_MS, is_corruption, patiently
 
 log = logging.getLogger("clmodes")
-T = TypeVar("T")
 
 FORMAT_VERSION = 1  # the clmodes format of persisted entries; part of every tune key
 SCHEMA_VERSION = 1
 FILENAME = "store.sqlite3"
-BUSY_TIMEOUT_MS = 30_000
-CORRUPT_RECHECK_S = 0.25  # a file still being created by another process is whole by then
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -117,13 +115,13 @@ class Store:
         waited out and corruption must be seen twice before the file is moved aside."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            connection = _patiently(lambda: self._connect(str(path)))
+            connection = patiently(lambda: self._connect(str(path)))
         except sqlite3.DatabaseError as error:
-            if not _is_corruption(error):
+            if not is_corruption(error):
                 return self._fallback(path, error)
             _move_aside(path, error)
             try:
-                connection = _patiently(lambda: self._connect(str(path)))
+                connection = patiently(lambda: self._connect(str(path)))
             except (sqlite3.Error, OSError) as again:
                 return self._fallback(path, again)
         except OSError as error:
@@ -205,7 +203,7 @@ class Store:
                 self._deferred.append((sql, parameters))
                 return True
             try:
-                _patiently(lambda: self._execute_in_transaction(sql, parameters))
+                patiently(lambda: self._execute_in_transaction(sql, parameters))
                 return True
             except sqlite3.Error as error:
                 log.warning("clmodes store %s: write failed (%s)", self.location, error)
@@ -219,7 +217,7 @@ class Store:
         """Read rows; a database error is logged and reads as nothing (a miss)."""
         with self._lock:
             try:
-                return _patiently(lambda: self._connection.execute(sql, parameters).fetchall())
+                return patiently(lambda: self._connection.execute(sql, parameters).fetchall())
             except sqlite3.DatabaseError as error:
                 log.warning("clmodes store %s: read failed (%s); treating as a miss", self.location, error)
                 return []
@@ -255,7 +253,7 @@ class Store:
                 self._deferred.append((insert, (*parameters, text, time.time())))
                 return value
         try:
-            return _patiently(lambda: self._insert_tune_once(parameters, text)) or value
+            return patiently(lambda: self._insert_tune_once(parameters, text)) or value
         except sqlite3.Error as error:
             log.warning("clmodes store %s: could not record a tune result (%s)", self.location, error)
         return value
@@ -489,48 +487,6 @@ def _parse_record(text: object) -> dict[str, Any] | None:
     if not isinstance(value, dict) or not isinstance(value.get("winner"), str):
         return None
     return value
-
-
-def _patiently(attempt: Callable[[], T]) -> T:
-    """Run `attempt`, retrying what another process causes only for a moment.
-
-    SQLite's busy timeout does not cover every case: a lock met while opening or
-    converting a database to WAL, and a stale WAL snapshot, come back as "locked" at
-    once. Those are retried with backoff for up to the busy timeout. A "not a database"
-    error is retried once after a pause, so that only corruption that persists is
-    treated as such."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    delay, seen_corrupt = 0.005, False
-    while True:
-        try:
-            return attempt()
-        except sqlite3.DatabaseError as error:
-            corrupt = _is_corruption(error)
-            if not (corrupt or _is_busy(error)) or (corrupt and seen_corrupt):
-                raise
-            if time.monotonic() + delay > deadline:
-                raise
-            seen_corrupt |= corrupt
-            log.debug("clmodes store: %s; retrying in %.3f s", error, CORRUPT_RECHECK_S if corrupt else delay)
-            time.sleep(CORRUPT_RECHECK_S if corrupt else delay)
-            delay = min(delay * 2, 0.25)
-
-
-_TRANSIENT_CODES = (5, 6, 15)  # SQLITE_BUSY, SQLITE_LOCKED, SQLITE_PROTOCOL (WAL contention)
-
-
-def _is_busy(error: sqlite3.DatabaseError) -> bool:
-    """A lock or WAL contention that goes away when the other process is done."""
-    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
-    if code is not None:
-        return code & 0xFF in _TRANSIENT_CODES
-    text = str(error).lower()
-    return "locked" in text or "busy" in text or "locking protocol" in text
-
-
-def _is_corruption(error: sqlite3.DatabaseError) -> bool:
-    text = str(error).lower()
-    return "not a database" in text or "malformed" in text or "corrupt" in text
 
 
 def _move_aside(path: Path, error: Exception) -> None:
