@@ -52,15 +52,17 @@ def capture(
     batch: Batch,
     program: cl.Program,
     kernels: list[tuple[str, str, list[ArgInfo] | None]],
-) -> None:
-    """Persist a built batch's binary and index its obtained kernels to it."""
+) -> bool:
+    """Persist a built batch's binary and index its obtained kernels to it; False if the
+    driver gave no binary."""
     binary = program.get_info(cl.program_info.BINARIES)[0]
     if not binary:
         log.info("%s returned no binary for batch %s; not persisted", device.label,
                  batch.content_hash[:12])
-        return
+        return False
     rows = [(key, name, [a.as_row() for a in args] if args else None) for key, name, args in kernels]
     store.put_binary(
         device.fingerprint.exact, batch.content_hash, [u.unit_key for u in batch.units],
         bytes(binary), rows,
     )
+    return True

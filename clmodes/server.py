@@ -284,12 +284,11 @@ class DeviceServer:
                 wanted = {k: o for k, o in held.kernels.items() if used is None or k in used}
                 new_units = {o.unit for o in wanted.values()} - held.captured.keys()
                 if new_units and held.source is not None:
-                    self._capture(store, held, new_units)
-                    written += 1
+                    written += self._capture(store, held, new_units)
                 self._index(store, held, wanted)
         return written
 
-    def _capture(self, store: Store, held: _Program, units: set[str]) -> None:
+    def _capture(self, store: Store, held: _Program, units: set[str]) -> bool:
         """Persist a binary holding `units` of a program built here.
 
         When the program also holds units nobody used (a tune's losing candidates), a
@@ -308,8 +307,10 @@ class DeviceServer:
                          len(units), self.device.label, str(error).splitlines()[0])
                 units = {u.unit_key for u in batch.units}
         rows = [(k, o.name, o.args) for k, o in held.kernels.items() if o.unit in units]
-        binaries.capture(store, self.device, batch, program, rows)
+        if not binaries.capture(store, self.device, batch, program, rows):
+            return False
         held.captured.update(dict.fromkeys(units, batch.content_hash))
+        return True
 
     def _index(self, store: Store, held: _Program, kernels: dict[str, _Obtained]) -> None:
         """Point each kernel's row at the stored binary holding its unit."""
