@@ -124,8 +124,8 @@ def test_open_waits_out_a_writer_sqlite_does_not_wait_for(tmp_path, caplog):
     other.execute("BEGIN")
     other.execute("INSERT INTO early VALUES (1)")  # holds the RESERVED lock
     release = threading.Timer(0.5, lambda: (other.execute("COMMIT"), other.close()))
+    started = time.perf_counter()  # before the timer starts: the wait is then >= 0.5 s
     release.start()
-    started = time.perf_counter()
     with caplog.at_level(logging.WARNING, logger="clmodes"):
         store = Store(tmp_path)
     release.join()
