@@ -209,9 +209,13 @@ def test_clearly_slower_candidate_is_screened_at_warm_up(stream, slow_first):
     assert "slow" not in record["measurements"]
 
 
-def test_without_screening_a_slower_candidate_is_dropped_after_first_samples(stream):
+@pytest.mark.parametrize("policy", [
+    clmodes.RacePolicy(screen_ratio=None),
+    clmodes.RacePolicy(screen_min_s=10.0),  # its run is under the floor: too cheap to skip
+], ids=["screening off", "under the floor"])
+def test_without_screening_a_slower_candidate_is_dropped_after_first_samples(stream, policy):
     tunable = Tunable(unique(), key=lambda out, x, n: n, candidates=slow_and_fast_candidates())
-    tunable.policy = clmodes.RacePolicy(screen_ratio=None)
+    tunable.policy = policy
     out, x = buffers(stream)
     tunable(stream, out, x, 4096)
     record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))

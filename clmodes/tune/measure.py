@@ -20,7 +20,9 @@ dropped before sampling. At 8x the MLP's batch that spares the 7 clearly slow ma
 candidates (3.5-9.5x the best) three full-size runs each. `screen_ratio` = 3 is the
 drop ratio times that 2x first-run penalty, so a candidate that would survive the first
 drop cannot be screened out; the candidate warmed up first is timed once more before it
-is screened out, because its run also absorbs the queue's one-time start-up costs.
+is screened out, because its run also absorbs the queue's one-time start-up costs. Runs
+under `screen_min_s` are never screened: one timing of a sub-millisecond kernel is mostly
+noise, and sampling it costs nothing worth saving.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class RacePolicy:
     total_samples: int = 7
     drop_ratio: float = 1.5
     screen_ratio: float | None = 3.0  # None: every warmed-up candidate is sampled
+    screen_min_s: float = 1e-3  # runs shorter than this cost too little to skip on one timing
     slow_sample_s: float = 0.25  # a candidate this slow per sample gets no extra samples
     sample_budget_s: float = 0.5  # device seconds per round beyond which no more rounds
 
@@ -151,13 +154,13 @@ def _screen(
     fastest = min(warm_times[name] for name in alive)
     limit = policy.screen_ratio * fastest
     first = next(iter(alive))
-    if warm_times[first] > limit:
+    if warm_times[first] > max(limit, policy.screen_min_s):
         try:
             warm_times[first] = min(warm_times[first], retime(first))
         except Exception as error:  # noqa: BLE001 - it ran once; a failure now screens it
             log.debug("re-timing %r failed: %s", first, error)
     for name in list(alive):
-        if warm_times[name] > limit:
+        if warm_times[name] > max(limit, policy.screen_min_s):
             dropped[name] = f"screened: warm-up {warm_times[name]:.3g} s vs fastest {fastest:.3g} s"
             alive.pop(name)
 
