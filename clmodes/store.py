@@ -189,9 +189,7 @@ class Store:
         with self._lock:
             pending, self._deferred = self._deferred, None
         try:
-            with self.transaction() as connection:
-                for sql, parameters in pending:
-                    connection.execute(sql, parameters)
+            patiently(lambda: self._execute_in_transaction(pending))
         except sqlite3.Error as error:
             log.warning("clmodes store %s: could not record %d entries (%s)",
                         self.location, len(pending), error)
@@ -203,15 +201,17 @@ class Store:
                 self._deferred.append((sql, parameters))
                 return True
             try:
-                patiently(lambda: self._execute_in_transaction(sql, parameters))
+                patiently(lambda: self._execute_in_transaction([(sql, parameters)]))
                 return True
             except sqlite3.Error as error:
                 log.warning("clmodes store %s: write failed (%s)", self.location, error)
                 return False
 
-    def _execute_in_transaction(self, sql: str, parameters: tuple[Any, ...]) -> None:
+    def _execute_in_transaction(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
+        """All of `statements` or none (re-runnable, so `patiently` can retry it)."""
         with self.transaction() as connection:
-            connection.execute(sql, parameters)
+            for sql, parameters in statements:
+                connection.execute(sql, parameters)
 
     def query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Read rows; a database error is logged and reads as nothing (a miss)."""

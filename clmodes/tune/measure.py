@@ -152,15 +152,15 @@ def _screen(
     if policy.screen_ratio is None or policy.warmup < 1 or len(alive) < 2:
         return
     fastest = min(warm_times[name] for name in alive)
-    limit = policy.screen_ratio * fastest
+    limit = max(policy.screen_ratio * fastest, policy.screen_min_s)
     first = next(iter(alive))
-    if warm_times[first] > max(limit, policy.screen_min_s):
+    if warm_times[first] > limit:
         try:
             warm_times[first] = min(warm_times[first], retime(first))
         except Exception as error:  # noqa: BLE001 - it ran once; a failure now screens it
             log.debug("re-timing %r failed: %s", first, error)
     for name in list(alive):
-        if warm_times[name] > max(limit, policy.screen_min_s):
+        if warm_times[name] > limit:
             dropped[name] = f"screened: warm-up {warm_times[name]:.3g} s vs fastest {fastest:.3g} s"
             alive.pop(name)
 
