@@ -86,13 +86,18 @@ class Kernel:
     @property
     def entry_name(self) -> str:
         """The entry point's name once renamed inside a batch."""
-        return f"{self.name}__clm{self.unit_key[:12]}"
+        return self.name + unit_suffix(self.unit_key)
 
     def with_defines(self, **defines: DefineValue) -> "Kernel":
         """The same kernel with more (or other) defines: a variant for a tunable."""
         merged: dict[str, DefineValue] = dict(self.defines)
         merged.update(defines)
         return Kernel(self.source, self.name, merged, self.options)
+
+
+def unit_suffix(unit_key: str) -> str:
+    """What batching appends to a unit's file-scope names (defined here, once)."""
+    return f"__clm{unit_key[:12]}"
 
 
 def _digest(parts: object) -> str:

@@ -42,9 +42,10 @@ class ArgInfo:
     name: str
     type_name: str
     pointer: bool
+    resolved: bool = True  # False: a typedef clmodes could not resolve (see `_resolve`)
 
     def as_row(self) -> list[object]:
-        return [self.name, self.type_name, self.pointer]
+        return [self.name, self.type_name, self.pointer] + ([] if self.resolved else [False])
 
     @classmethod
     def from_rows(cls, rows: object) -> list["ArgInfo"] | None:
@@ -52,7 +53,8 @@ class ArgInfo:
         if not isinstance(rows, list):
             return None
         try:
-            return [cls(str(n), str(t), bool(p)) for n, t, p in rows]
+            return [cls(str(r[0]), str(r[1]), bool(r[2]), bool(r[3]) if len(r) > 3 else True)
+                    for r in rows if isinstance(r, list) and len(r) in (3, 4)]
         except (TypeError, ValueError):
             return None
 
@@ -60,30 +62,35 @@ class ArgInfo:
 _RENAMED = re.compile(r"__clm[0-9a-f]{12}\b")
 
 
-def _resolve(type_name: str, aliases: Mapping[str, str]) -> str:
-    """The type as the user wrote it, then through the unit's typedefs to a scalar type:
-    batching renames `real_t` to `real_t__clm<unit>`, and drivers report typedef names."""
+def _resolve(type_name: str, aliases: Mapping[str, str | None]) -> tuple[str, bool]:
+    """The type as the user wrote it, then through the unit's typedefs to a scalar type,
+    and whether that worked: batching renames `real_t` to `real_t__clm<unit>`, drivers
+    report typedef names, and an alias whose `#if` branches disagree (None) is never
+    guessed."""
     type_name = _RENAMED.sub("", type_name).strip()
     for _ in range(8):  # typedef chains, without looping forever on a cycle
-        base = aliases.get(type_name)
+        if type_name not in aliases:
+            return type_name, True
+        base = aliases[type_name]
         if base is None:
-            break
+            return type_name, False
         type_name = base
-    return type_name
+    return type_name, False
 
 
 def _arg_infos(
-    kernel: cl.Kernel, address_bits: int, aliases: Mapping[str, str]
+    kernel: cl.Kernel, address_bits: int, aliases: Mapping[str, str | None]
 ) -> list[ArgInfo] | None:
     try:
         infos = []
         for i in range(kernel.num_args):
             qualifier = kernel.get_arg_info(i, cl.kernel_arg_info.ADDRESS_QUALIFIER)
-            type_name = _resolve(kernel.get_arg_info(i, cl.kernel_arg_info.TYPE_NAME), aliases)
+            type_name, known = _resolve(kernel.get_arg_info(i, cl.kernel_arg_info.TYPE_NAME), aliases)
             pointer = qualifier != cl.kernel_arg_address_qualifier.PRIVATE or "*" in type_name
             if type_name == "size_t":
                 type_name = "ulong" if address_bits == 64 else "uint"
-            infos.append(ArgInfo(kernel.get_arg_info(i, cl.kernel_arg_info.NAME), type_name, pointer))
+            name = _RENAMED.sub("", kernel.get_arg_info(i, cl.kernel_arg_info.NAME))
+            infos.append(ArgInfo(name, type_name, pointer, resolved=known))
         return infos
     except cl.Error:
         return None  # e.g. a program loaded from a binary without argument info
@@ -100,22 +107,32 @@ class Launchable:
     num_args: int
     args: list[ArgInfo] | None
     dtypes: list[object] | None
+    unresolved: tuple[int, ...] = ()  # scalar arguments whose typedef is not resolved
     per_thread: dict[int, cl.Kernel] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def create(
         cls, name: str, device: cl.Device, label: str, program: cl.Program, entry: str,
-        recorded: list[ArgInfo] | None = None, aliases: Mapping[str, str] | None = None,
+        recorded: list[ArgInfo] | None = None,
+        aliases: Mapping[str, str | None] | None = None,
     ) -> "Launchable":
         """Raises `cl.Error` if the program has no kernel `entry`. `recorded`: argument
-        info persisted with a binary, for drivers whose programs loaded from binaries lose
-        it. `aliases`: the unit's scalar typedefs."""
+        info persisted with a binary (already resolved; some drivers' programs loaded from
+        binaries lose it), used as it is when no `aliases` are given. `aliases`: the
+        unit's typedefs, to resolve the driver's argument info with."""
         first = cl.Kernel(program, entry)
-        infos = _arg_infos(first, int(device.address_bits), aliases or {}) or recorded
+        if recorded is not None and aliases is None:
+            infos: list[ArgInfo] | None = recorded
+        else:
+            infos = _arg_infos(first, int(device.address_bits), aliases or {}) or recorded
         dtypes = None if infos is None else [
             None if a.pointer else _SCALARS.get(a.type_name) for a in infos
         ]
-        launchable = cls(name, label, program, entry, int(first.num_args), infos, dtypes)
+        unresolved = () if infos is None else tuple(
+            i for i, a in enumerate(infos) if not a.pointer and not a.resolved
+        )
+        launchable = cls(name, label, program, entry, int(first.num_args), infos, dtypes,
+                         unresolved)
         launchable._adopt(first)
         return launchable
 
@@ -141,6 +158,8 @@ class Launchable:
             global_size = _size(global_size)
         if local_size is not None and type(local_size) is not tuple:
             local_size = _size(local_size)
+        if self.unresolved:
+            self._refuse_python_scalars(args)
         kernel = self.per_thread.get(threading.get_ident())
         if kernel is None:
             kernel = self._adopt(cl.Kernel(self.program, self.entry))
@@ -148,6 +167,20 @@ class Launchable:
             return kernel(queue, global_size, local_size, *args)
         except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError) as error:
             raise KernelLaunchError(self._explain(error, args)) from error
+
+    def _refuse_python_scalars(self, args: tuple[object, ...]) -> None:
+        """A Python number cannot be converted to a type nobody could resolve: converting
+        it by guess wrote the bits of 7.0f where an int 7 was meant."""
+        assert self.args is not None
+        for i in self.unresolved:
+            if isinstance(args[i], (bool, int, float)):
+                info = self.args[i]
+                raise KernelLaunchError(
+                    f"kernel {self.name!r} on {self.device_label}: argument {i} "
+                    f"({info.type_name} {info.name}) has a typedef whose #if branches "
+                    f"disagree, so a Python {type(args[i]).__name__} cannot be converted; "
+                    f"pass a numpy scalar of its type (e.g. numpy.int32(...))"
+                )
 
     def _signature(self) -> str:
         if self.args is None:

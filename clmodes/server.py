@@ -3,15 +3,19 @@
 The server acts on verdicts; it never derives them (see `execution.modes`).
 
 Obtaining a kernel flushes the *whole* compile queue: queued kernels the store holds
-binaries for are loaded (counted as `loaded`), the rest are built in one `Program.build`
-per set of options (counted as `compiled`). A build's fixed cost dominates small kernels,
-so one build of N units is many times cheaper than N builds. Builds are serialized per
-device by a build lock, while launches of already-obtained kernels read a dict without
-any lock, so a long batch build never stalls work that is ready to run.
+binaries for are loaded (counted as `loaded`), the rest are built in as few
+`Program.build`s as pay on this runtime (`batch.plan`: batches of at most `max_units`,
+units that cannot batch alone), issued back to back (counted as `compiled`). A build's
+fixed cost dominates small kernels, so one build of N units is many times cheaper than N
+builds. Builds are serialized per device by a build lock, while launches of
+already-obtained kernels read a dict without any lock, so a long batch build never stalls
+work that is ready to run.
 
-A batch that fails is split in halves and each half rebuilt, down to single units: a unit
-that cannot batch or does not compile is isolated, the rest stay usable, and its error
-(kernel, device, build log) is raised each time that kernel is obtained.
+A batch that fails is not halved blindly: each unit's `#line` tag makes the build log
+name the units at fault, each of those is built alone (it may only have failed to
+batch; alone, its error carries its own build log and line numbers) and the rest is
+rebuilt once, so F failing units cost 2 + F builds. Only a log that names no unit (a
+driver that ignores `#line` file names) falls back to halving.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ from contextlib import contextmanager
 import pyopencl as cl
 
 from clmodes import binaries
-from clmodes.batch import Batch, group_into_batches, scan
+from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, plan, prepare
+from clmodes.batch.limits import max_units
+from clmodes.batch.unit import Unit
 from clmodes.device import Device
 from clmodes.errors import KernelBuildError
 from clmodes.execution import Counter, LaunchMode, record
@@ -113,6 +119,8 @@ class DeviceServer:
         # Every unit built or loaded so far -> its program: another entry point of such a
         # unit (two kernels of one source) is obtained from it without a new build.
         self._unit_programs: dict[str, _Program] = {}
+        self.traits = DeviceTraits.of(device.cl_device)
+        self._macros: dict[tuple[str, ...], CompilerMacros] = {}
 
     # -- the compile queue -------------------------------------------------------------
 
@@ -161,8 +169,15 @@ class DeviceServer:
             if not kernels:
                 return
             remaining = self._load_stored(kernels, default_store())
-            for batch in group_into_batches(remaining):
+            for batch in plan(remaining, self.macros_for, max_units(self.device.platform_name)):
                 self._build_isolating(batch, remaining)
+
+    def macros_for(self, options: tuple[str, ...]) -> CompilerMacros:
+        """What this device's compiler predefines under these build options."""
+        found = self._macros.get(options)
+        if found is None:
+            found = self._macros[options] = CompilerMacros.of(self.traits, options)
+        return found
 
     # -- loading from the store ----------------------------------------------------------
 
@@ -202,21 +217,40 @@ class DeviceServer:
     # -- building ----------------------------------------------------------------------
 
     def _build_isolating(self, batch: Batch, kernels: list[Kernel]) -> None:
+        """Build a batch; on failure, isolate the failing units (see the module doc)."""
         try:
             program = self._build(batch)
         except cl.Error as error:
-            if len(batch.units) > 1:
-                log.info(
-                    "batch of %d units failed on %s; splitting to isolate",
-                    len(batch.units), self.device.label,
-                )
-                for half in batch.halves():
-                    self._build_isolating(half, kernels)
-                return
-            self._fail(batch, kernels, _build_log(error))
+            self._isolate(batch, kernels, _build_log(error))
             return
+        self._hold(batch, program, kernels)
+
+    def _isolate(self, batch: Batch, kernels: list[Kernel], build_log: str) -> None:
+        if not batch.renamed:
+            self._fail(batch, kernels, build_log)
+            return
+        blamed = failing_units(build_log, batch.keys)
+        log.info("batch of %d units failed on %s; %s", len(batch.units), self.device.label,
+                 f"{len(blamed)} named in its log" if blamed else "its log names no unit")
+        if not blamed:
+            if len(batch.units) == 1:
+                self._build_isolating(Batch.alone(batch.units[0]), kernels)
+                return
+            for half in batch.halves():
+                self._build_isolating(half, kernels)
+            return
+        for unit in batch.units:
+            if unit.unit_key in blamed:
+                self._build_isolating(Batch.alone(unit), kernels)
+        rest = batch.without(blamed)
+        if len(rest.units) > 1:
+            self._build_isolating(rest, kernels)
+        elif rest.units:
+            self._build_isolating(Batch.alone(rest.units[0]), kernels)
+
+    def _hold(self, batch: Batch, program: cl.Program, kernels: list[Kernel]) -> None:
         held = self._programs[batch.content_hash] = _Program(batch.content_hash, program, batch)
-        units = {u.unit_key for u in batch.units}
+        units = set(batch.keys)
         for unit in units:
             self._unit_programs[unit] = held
         self._adopt(held, [k for k in kernels if k.unit_key in units], Counter.COMPILED)
@@ -248,13 +282,8 @@ class DeviceServer:
         """Create the kernels of a held program and count them as compiled or loaded."""
         adopted = 0
         for kernel in kernels:
-            try:
-                launchable = Launchable.create(
-                    kernel.name, self.device.cl_device, self.device.label, held.program,
-                    kernel.entry_name, held.recorded.get(kernel.key),
-                    dict(scan(kernel.source).typedefs),
-                )
-            except cl.Error:
+            launchable = self._launchable(held, kernel)
+            if launchable is None:
                 self._failed[kernel.key] = KernelBuildError(
                     kernel.name, self.device.label,
                     f"its source has no __kernel function named {kernel.name!r}",
@@ -265,6 +294,30 @@ class DeviceServer:
             adopted += 1
         record(counter, adopted)
         record(Counter.KERNELS, adopted)
+
+    def _launchable(self, held: _Program, kernel: Kernel) -> Launchable | None:
+        """The kernel's entry point in a held program, with its argument types."""
+        recorded = held.recorded.get(kernel.key)
+        aliases: dict[str, str | None] | None
+        if held.source is not None:
+            entries = [held.source.entry(kernel)]
+            aliases = held.source.aliases(kernel.unit_key)
+        else:  # loaded: the store keeps the batch, not its form; the entry point tells
+            entries = [kernel.entry_name, kernel.name]
+            aliases = None if recorded is not None else self.aliases_for(kernel)
+        for entry in entries:
+            try:
+                return Launchable.create(
+                    kernel.name, self.device.cl_device, self.device.label, held.program,
+                    entry, recorded, aliases,
+                )
+            except cl.Error:
+                continue
+        return None
+
+    def aliases_for(self, kernel: Kernel) -> dict[str, str | None]:
+        """The kernel's typedefs as its device's compiler sees them (see `PreparedUnit`)."""
+        return dict(prepare(Unit.of(kernel), self.macros_for(kernel.options)).aliases)
 
     def _fail(self, batch: Batch, kernels: list[Kernel], build_log: str) -> None:
         unit = batch.units[0].unit_key
@@ -298,14 +351,14 @@ class DeviceServer:
         and a store or a bundle has no use for losers."""
         assert held.source is not None
         batch, program = held.source, held.program
-        if units != {u.unit_key for u in batch.units}:
-            subset = Batch(tuple(u for u in batch.units if u.unit_key in units), batch.options)
+        if units != set(batch.keys):
+            subset = batch.subset(units)
             try:
                 batch, program = subset, self._build(subset, counted=False)
             except cl.Error as error:  # it built inside the bigger batch; keep that one
                 log.info("capture build of %d units failed on %s (%s); capturing the whole batch",
                          len(units), self.device.label, str(error).splitlines()[0])
-                units = {u.unit_key for u in batch.units}
+                units = set(batch.keys)
         rows = [(k, o.name, o.args) for k, o in held.kernels.items() if o.unit in units]
         if not binaries.capture(store, self.device, batch, program, rows):
             return False

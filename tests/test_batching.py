@@ -163,21 +163,23 @@ def test_two_entry_points_of_one_source_share_a_unit(stream, build_spy):
 
 
 def test_scanner_finds_file_scope_identifiers():
-    from clmodes.batch import scan
+    from clmodes.batch.symbols import declared
+    from clmodes.batch.tokens import tokenize
 
-    symbols = scan(
+    symbols = declared(tokenize(
         """
-        #define MAX(a, b) ((a) > (b) ? (a) : (b))
         typedef struct { float x; } Pair;
+        typedef unsigned int count_t;
         enum Color { RED, GREEN = 2 };
         __constant float table[2] = {1, 2};
         /* int commented_out(void); */
         inline float helper(float x) { return x; }
         __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void k(__global float* a) {}
         """
-    )
-    assert set(symbols.identifiers) == {"Pair", "Color", "RED", "GREEN", "table", "helper", "k"}
-    assert symbols.macros == ("MAX",)
+    ))
+    assert set(symbols.identifiers) == {
+        "Pair", "count_t", "Color", "RED", "GREEN", "table", "helper", "k"}
+    assert dict(symbols.typedefs) == {"count_t": "unsigned int"}
 
 
 def test_build_error_line_numbers_are_the_users(stream):

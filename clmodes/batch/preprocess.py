@@ -1,0 +1,195 @@
+"""Preprocessing one unit on its own, with pcpp, as the device's compiler would.
+
+Each unit (one source with one set of defines and options) is preprocessed alone, with
+its own defines, its includes resolved for it alone (so include guards and `#pragma once`
+are per unit: two units including `scale.h` with SCALE=2 and SCALE=3 each get their own
+`scale_it`), and the macros its device's compiler predefines (`predefined`). The result
+has every user macro expanded and no `#define` left, so units concatenated into one
+program cannot see each other's macros, and nothing needs `#undef` (an `#undef` of a
+compiler macro such as `M_PI` removed it for every later unit).
+
+The preprocessor also decides whether the result can be trusted. A unit *cannot batch*,
+and builds alone from its original text, when:
+- a conditional reads a name the compiler might predefine that clmodes does not know
+  (`__has_builtin`, `__clang__`, a vendor macro, an unlisted extension): guessing would
+  silently change what the unit computes;
+- an `#include` is not found here (the compiler may still find it), the unit `#error`s,
+  the unit uses `__FILE__`/`__DATE__`/`__TIME__`/`__COUNTER__`, `#undef`s a predefined
+  macro, or has a `#pragma` that uses a macro or keeps state across the file (other than
+  `OPENCL EXTENSION` and `OPENCL FP_CONTRACT`, which the batch resets after the unit);
+- pcpp itself reports an error.
+Why pcpp and not libclang: ARCHITECTURE.md has the measurement.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import io
+import logging
+import re
+
+import pcpp
+from pcpp.parser import Action, OutputDirective
+
+from clmodes.batch.predefined import CompilerMacros, include_dirs, pyopencl_include_dirs
+
+log = logging.getLogger("clmodes")
+
+_UNSTABLE = re.compile(r"\b(__FILE__|__DATE__|__TIME__|__COUNTER__|__TIMESTAMP__|__BASE_FILE__)\b")
+# Pragmas whose effect ends with the loop or statement they precede.
+_LOCAL_PRAGMAS = frozenset(("unroll", "nounroll", "loop", "clang", "ivdep", "GCC"))
+_MAIN = "<unit>"
+_PASSED_THROUGH = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|define|undef|include)\b", re.M)
+
+
+@dataclasses.dataclass(frozen=True)
+class Preprocessed:
+    """A unit's preprocessed text, or why it cannot batch."""
+
+    text: str | None
+    reason: str | None  # set when `text` is None
+    extensions: tuple[str, ...] = ()  # `#pragma OPENCL EXTENSION x : enable`d
+    fp_contract: bool = False  # sets `#pragma OPENCL FP_CONTRACT`
+
+
+class _UnitPreprocessor(pcpp.Preprocessor):
+    """pcpp with C semantics for the unit's own names and refusal for unknown ones."""
+
+    def __init__(self, macros: CompilerMacros) -> None:
+        template = _template(macros)
+        super().__init__(template.lexer.clone())
+        self.line_directive = "#line"
+        self.known = macros
+        self.problems: list[str] = []
+        # Names read by conditionals that the compiler may predefine, unless they turn out
+        # to be include guards: `#ifndef X` first in a file, then `#define X` (object-like)
+        # as the next directive. `#if !defined(__has_builtin)` first in a file, followed by
+        # `#define __has_builtin(x) 0`, is no guard.
+        self.unknown: dict[str, None] = {}
+        self.guards: set[str] = set()
+        self.pending_guard: str | None = None
+        self.extensions: list[str] = []
+        self.fp_contract = False
+        # pcpp's macro objects are replaced, never changed, by (re)definition: a copy of
+        # the template's table is this unit's own.
+        self.macros = dict(template.macros)
+
+    def _unknown(self, name: str) -> None:
+        if self.known.maybe_predefined(name):
+            self.unknown[name] = None
+
+    def refusals(self) -> list[str]:
+        """Why the unit cannot batch (nothing: it can)."""
+        unknown = [n for n in self.unknown if n not in self.guards]
+        return self.problems + [
+            f"its conditionals read {name!r}, which the compiler may predefine" for name in unknown
+        ]
+
+    # -- pcpp hooks ------------------------------------------------------------------
+
+    def on_error(self, file: str, line: int, msg: str) -> None:
+        self.problems.append(f"preprocessing {file}:{line}: {msg}")
+        self.return_code += 1
+
+    def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # type: ignore[no-untyped-def]
+        self.problems.append(f"#include {includepath} is not found here")
+        raise OutputDirective(Action.IgnoreAndRemove)
+
+    def on_potential_include_guard(self, macro: str | None) -> None:
+        self.pending_guard = macro or None
+
+    def on_unknown_macro_in_defined_expr(self, tok):  # type: ignore[no-untyped-def]
+        self._unknown(tok.value)
+        return False
+
+    def on_unknown_macro_in_expr(self, ident):  # type: ignore[no-untyped-def]
+        self._unknown(ident)
+        return 0
+
+    def on_unknown_macro_function_in_expr(self, ident):  # type: ignore[no-untyped-def]
+        self._unknown(ident)
+        return lambda *_: 0
+
+    def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):  # type: ignore[no-untyped-def]
+        # pcpp reports a potential guard after handing us its #ifndef: the directive
+        # after it is the one that must define it.
+        pending, self.pending_guard = self.pending_guard, None
+        if (directive.value == "define" and pending is not None and toks
+              and toks[0].value == pending and (len(toks) == 1 or toks[1].value != "(")):
+            self.guards.add(pending)
+        if directive.value == "undef" and toks and toks[0].value in self.known.as_dict():
+            self.problems.append(f"it #undefs the predefined macro {toks[0].value}")
+        return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
+
+    def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):  # type: ignore[no-untyped-def]
+        name = directive.value
+        if name == "error":
+            self.problems.append("it has an active #error")
+            return True
+        if name == "pragma":
+            self._pragma([t.value for t in toks if t.value.strip()])
+            return None
+        if name not in ("warning", "line"):
+            self.problems.append(f"it has the directive #{name}")
+        return None
+
+    def on_comment(self, tok):  # type: ignore[no-untyped-def]
+        return False  # comments become whitespace: a smaller batch, same code
+
+    def _pragma(self, words: list[str]) -> None:
+        predefined = self.known.as_dict()
+        if any(w in self.macros and w not in predefined for w in words):
+            self.problems.append(f"its #pragma {' '.join(words)} uses a macro")
+        elif words[:2] == ["OPENCL", "EXTENSION"] and len(words) >= 3:
+            if words[-1] == "enable":
+                self.extensions.append(words[2])
+        elif words[:2] == ["OPENCL", "FP_CONTRACT"]:
+            self.fp_contract = True
+        elif not words or words[0] not in _LOCAL_PRAGMAS:
+            self.problems.append(f"its #pragma {' '.join(words)} may hold across the file")
+
+
+@functools.lru_cache(maxsize=64)
+def _template(macros: CompilerMacros) -> pcpp.Preprocessor:
+    """A preprocessor holding a device's predefined macros, made once: defining a hundred
+    macros per unit cost more than preprocessing a small unit."""
+    template = pcpp.Preprocessor()
+    for name in ("__PCPP__", "__DATE__", "__TIME__"):
+        template.macros.pop(name, None)
+    for name, value in macros.values:
+        template.define(f"{name} {value}")
+    return template
+
+
+@functools.lru_cache(maxsize=2048)
+def preprocess(
+    source: str,
+    defines: tuple[tuple[str, str | None], ...],
+    options: tuple[str, ...],
+    macros: CompilerMacros,
+) -> Preprocessed:
+    """One unit preprocessed alone (cached: tunables preprocess the same units often)."""
+    if macros.unsupported:
+        return Preprocessed(None, macros.unsupported)
+    if _UNSTABLE.search(source):
+        return Preprocessed(None, "it uses __FILE__, __DATE__, __TIME__ or __COUNTER__")
+    pre = _UnitPreprocessor(macros)
+    for directory in [*include_dirs(options), *pyopencl_include_dirs()]:
+        pre.add_path(directory)
+    for name, value in defines:
+        pre.define(f"{name} {'1' if value is None else value}")
+    out = io.StringIO()
+    try:
+        pre.parse(source, _MAIN)
+        pre.write(out)
+    except Exception as error:  # pcpp raises plain exceptions on malformed input
+        return Preprocessed(None, f"pcpp failed: {type(error).__name__}: {error}")
+    refusals = pre.refusals()
+    if refusals:
+        return Preprocessed(None, refusals[0])
+    text = out.getvalue()
+    passed = _PASSED_THROUGH.search(text)
+    if passed:  # pcpp kept a directive it could not execute: its effect would be lost
+        return Preprocessed(None, f"pcpp could not execute #{passed.group(1)}")
+    return Preprocessed(text, None, tuple(dict.fromkeys(pre.extensions)), pre.fp_contract)

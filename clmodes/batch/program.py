@@ -1,0 +1,105 @@
+"""A batch: the units built by one `Program.build`, and how a queue is cut into batches.
+
+`plan()` turns the queued kernels into builds:
+- units that can batch, grouped by the build options that still matter once they are
+  preprocessed (`compile_options`), cut into batches of at most `max_units` units (the
+  size past which one build stops paying on that runtime; `BatchLimits`);
+- each unit that cannot batch, alone, from its own text (`PreparedUnit.reason`).
+Every batch of a queue is built back to back by the first obtain.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable, Iterable
+
+from clmodes.batch.predefined import CompilerMacros
+from clmodes.batch.unit import PreparedUnit, Unit, compile_options, prepare
+from clmodes.kernel import Kernel
+
+# Bump when the text a batch renders changes: a stored binary of an older rendering is
+# then never taken for this one.
+RENDERING = "clmodes-batch-2"
+
+
+@dataclasses.dataclass(frozen=True)
+class Batch:
+    """Units built together with one `Program.build` and one set of options."""
+
+    units: tuple[PreparedUnit, ...]
+    options: tuple[str, ...]
+    renamed: bool = True  # False: one unit, built alone from its own text
+
+    @classmethod
+    def of(cls, units: Iterable[PreparedUnit], options: tuple[str, ...]) -> "Batch":
+        ordered = sorted({u.unit_key: u for u in units}.values(), key=lambda u: u.unit_key)
+        return cls(tuple(ordered), options)
+
+    @classmethod
+    def alone(cls, unit: PreparedUnit) -> "Batch":
+        return cls((unit,), unit.unit.options, renamed=False)
+
+    @property
+    def keys(self) -> list[str]:
+        return [u.unit_key for u in self.units]
+
+    @property
+    def source(self) -> str:
+        if not self.renamed:
+            return self.units[0].unit.render_alone()
+        return "\n".join(u.text for u in self.units if u.text is not None)
+
+    @property
+    def content_hash(self) -> str:
+        """Identity of the batch: its units, options and form (not their order of arrival)."""
+        form = "renamed" if self.renamed else "alone"
+        parts = "\0".join([RENDERING, form, *self.keys, *self.options])
+        return hashlib.sha256(parts.encode()).hexdigest()
+
+    def entry(self, kernel: Kernel) -> str:
+        """The kernel's entry point in this batch's program."""
+        return kernel.entry_name if self.renamed else kernel.name
+
+    def aliases(self, unit_key: str) -> dict[str, str | None]:
+        """A unit's typedefs (name -> type; None where its `#if` branches disagree)."""
+        return next((dict(u.aliases) for u in self.units if u.unit_key == unit_key), {})
+
+    def subset(self, keys: set[str]) -> "Batch":
+        return Batch(tuple(u for u in self.units if u.unit_key in keys), self.options, self.renamed)
+
+    def without(self, keys: Iterable[str]) -> "Batch":
+        dropped = set(keys)
+        return Batch(tuple(u for u in self.units if u.unit_key not in dropped), self.options, self.renamed)
+
+    def halves(self) -> tuple["Batch", "Batch"]:
+        mid = len(self.units) // 2
+        return (Batch(self.units[:mid], self.options, self.renamed),
+                Batch(self.units[mid:], self.options, self.renamed))
+
+
+def plan(
+    kernels: Iterable[Kernel],
+    macros_for: Callable[[tuple[str, ...]], CompilerMacros],
+    max_units: int,
+) -> list[Batch]:
+    """The builds that obtain `kernels`: batches of at most `max_units`, then the units
+    that must build alone."""
+    units = {k.unit_key: Unit.of(k) for k in kernels}
+    groups: dict[tuple[str, ...], list[PreparedUnit]] = {}
+    alone: list[Batch] = []
+    for unit in sorted(units.values(), key=lambda u: u.unit_key):
+        prepared = prepare(unit, macros_for(unit.options))
+        if prepared.batchable:
+            groups.setdefault(compile_options(unit.options), []).append(prepared)
+        else:
+            alone.append(Batch.alone(prepared))
+    batches: list[Batch] = []
+    for options, members in groups.items():
+        if len(members) == 1:  # one unit gains nothing from renaming: build its own text
+            alone.append(Batch.alone(members[0]))
+            continue
+        for start in range(0, len(members), max_units):
+            chunk = members[start : start + max_units]
+            batches.append(Batch.of(chunk, options) if len(chunk) > 1 else Batch.alone(chunk[0]))
+    return batches + alone
