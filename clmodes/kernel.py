@@ -11,11 +11,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 import shlex
 from collections.abc import Iterable, Mapping
 from typing import Union
 
 DefineValue = Union[str, int, float, bool, None]
+
+# `-D N=4`, and function-like `-D 'MAP(x)=((x)*2)'` as compilers accept it.
+_MACRO_NAME = re.compile(r"[A-Za-z_]\w*(\(\s*(?:[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)?\s*\))?")
 
 
 def _define_text(value: DefineValue) -> str | None:
@@ -70,8 +74,9 @@ class Kernel:
         option_defines, rest = split_options(options)
         merged = {**option_defines, **{k: _define_text(v) for k, v in (defines or {}).items()}}
         for define in merged:
-            if not define.isidentifier():
-                raise ValueError(f"kernel {name!r}: define {define!r} is not a C identifier")
+            if not _MACRO_NAME.fullmatch(define):
+                raise ValueError(f"kernel {name!r}: define {define!r} is not a C identifier "
+                                 "(or a function-like macro such as 'MAP(x)')")
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "defines", tuple(sorted(merged.items())))

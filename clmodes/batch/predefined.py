@@ -15,7 +15,7 @@ Two kinds of predefined macro:
   could differ from it in the last bit.
 
 Anything else a compiler may predefine (`__has_builtin`, `__clang__`, `__x86_64__` on
-PoCL, `__NV_CL_C_VERSION`, `CL_VERSION_2_0` in OpenCL C 1.2 mode, an extension the
+PoCL, `__OPENCL_C_VERSION__` without `-cl-std` (PoCL: 300, not the spec's 120), `__NV_CL_C_VERSION`, `CL_VERSION_2_0` in OpenCL C 1.2 mode, an extension the
 device does not list) is *unknown*: `maybe_predefined()` says so, and a unit whose
 conditionals read an unknown name builds alone from its own text, since guessing wrong
 silently changes what it computes (pcpp's pass-through of such `#if`s kept the `#if`
@@ -126,8 +126,9 @@ class CompilerMacros:
             "CL_VERSION_1_0": "100", "CL_VERSION_1_1": "110", "CL_VERSION_1_2": "120",
         }
         absent = set(NEVER_DEFINED)
-        c_version, unsupported = _c_version(traits, options)
-        values["__OPENCL_C_VERSION__"] = str(c_version)
+        c_version, unsupported = _c_version(options)
+        if c_version is not None:
+            values["__OPENCL_C_VERSION__"] = str(c_version)
         for name, present in (
             ("__ENDIAN_LITTLE__", traits.little_endian),
             ("__IMAGE_SUPPORT__", traits.image_support),
@@ -158,17 +159,18 @@ def _version_number(text: str, prefix: str) -> int:
     return int(match.group(1)) * 100 + int(match.group(2)) * 10 if match else 100
 
 
-def _c_version(traits: DeviceTraits, options: list[str]) -> tuple[int, str | None]:
-    """`__OPENCL_C_VERSION__`: what `-cl-std=CLx.y` asks for, else (the spec's default)
-    the highest OpenCL C 1.x the device supports."""
+def _c_version(options: list[str]) -> tuple[int | None, str | None]:
+    """`__OPENCL_C_VERSION__` when `-cl-std=CLx.y` fixes it; else unknown. The spec's
+    default (the highest OpenCL C 1.x) is not what runtimes do: PoCL 3.0 compiles as 3.0
+    (measured by `tests/corpus/opencl_version.cl`)."""
     for option in options:
         if option.startswith("-cl-std="):
             wanted = option.split("=", 1)[1]
             match = re.fullmatch(r"CL(\d)\.(\d)", wanted)
             if match is None:
-                return 120, f"the build option {option} (C++ for OpenCL or unknown) is not preprocessed here"
+                return None, f"the build option {option} (C++ for OpenCL or unknown) is not preprocessed here"
             return int(match.group(1)) * 100 + int(match.group(2)) * 10, None
-    return min(_version_number(traits.opencl_c_version, "OpenCL C"), 120), None
+    return None, None
 
 
 def pyopencl_defines(platform_name: str) -> Mapping[str, str]:

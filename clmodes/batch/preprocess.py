@@ -51,16 +51,20 @@ class Preprocessed:
     reason: str | None  # set when `text` is None
     extensions: tuple[str, ...] = ()  # `#pragma OPENCL EXTENSION x : enable`d
     fp_contract: bool = False  # sets `#pragma OPENCL FP_CONTRACT`
+    macros: frozenset[str] = frozenset()  # the macros the unit itself left defined
 
 
 class _UnitPreprocessor(pcpp.Preprocessor):
     """pcpp with C semantics for the unit's own names and refusal for unknown ones."""
 
-    def __init__(self, macros: CompilerMacros) -> None:
+    def __init__(self, macros: CompilerMacros, symbolic: frozenset[str] = frozenset()) -> None:
         template = _template(macros)
         super().__init__(template.lexer.clone())
         self.line_directive = "#line"
         self.known = macros
+        # The unit's define names, left undefined so that one preprocessing serves every
+        # variant of a source; any directive that reads one makes that impossible.
+        self.symbolic = symbolic
         self.problems: list[str] = []
         # Names read by conditionals that the compiler may predefine, unless they turn out
         # to be include guards: `#ifndef X` first in a file, then `#define X` (object-like)
@@ -76,7 +80,9 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         self.macros = dict(template.macros)
 
     def _unknown(self, name: str) -> None:
-        if self.known.maybe_predefined(name):
+        if name in self.symbolic:
+            self.problems.append(f"its directives read the define {name}")
+        elif self.known.maybe_predefined(name):
             self.unknown[name] = None
 
     def refusals(self) -> list[str]:
@@ -120,7 +126,17 @@ class _UnitPreprocessor(pcpp.Preprocessor):
             self.guards.add(pending)
         if directive.value == "undef" and toks and toks[0].value in self.known.as_dict():
             self.problems.append(f"it #undefs the predefined macro {toks[0].value}")
+        if self.symbolic and directive.value in ("define", "undef"):
+            self._symbolic_define([t.value for t in toks])
         return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
+
+    def _symbolic_define(self, words: list[str]) -> None:
+        """A macro body naming a define, or stringizing or pasting (which would see the
+        define's name instead of its value), depends on the variant."""
+        if any(w in self.symbolic for w in words):
+            self.problems.append("a #define or #undef names one of its defines")
+        elif any(w in ("#", "##") for w in words[1:]):
+            self.problems.append("a macro stringizes or pastes")
 
     def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):  # type: ignore[no-untyped-def]
         name = directive.value
@@ -168,13 +184,15 @@ def preprocess(
     defines: tuple[tuple[str, str | None], ...],
     options: tuple[str, ...],
     macros: CompilerMacros,
+    symbolic: frozenset[str] = frozenset(),
 ) -> Preprocessed:
-    """One unit preprocessed alone (cached: tunables preprocess the same units often)."""
+    """One unit preprocessed alone (cached: tunables preprocess the same units often).
+    `symbolic`: define names left undefined (see `_UnitPreprocessor`)."""
     if macros.unsupported:
         return Preprocessed(None, macros.unsupported)
     if _UNSTABLE.search(source):
         return Preprocessed(None, "it uses __FILE__, __DATE__, __TIME__ or __COUNTER__")
-    pre = _UnitPreprocessor(macros)
+    pre = _UnitPreprocessor(macros, symbolic)
     for directory in [*include_dirs(options), *pyopencl_include_dirs()]:
         pre.add_path(directory)
     for name, value in defines:
@@ -192,4 +210,5 @@ def preprocess(
     passed = _PASSED_THROUGH.search(text)
     if passed:  # pcpp kept a directive it could not execute: its effect would be lost
         return Preprocessed(None, f"pcpp could not execute #{passed.group(1)}")
-    return Preprocessed(text, None, tuple(dict.fromkeys(pre.extensions)), pre.fp_contract)
+    own = frozenset(n for n, m in pre.macros.items() if _template(macros).macros.get(n) is not m)
+    return Preprocessed(text, None, tuple(dict.fromkeys(pre.extensions)), pre.fp_contract, own)

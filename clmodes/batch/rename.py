@@ -24,7 +24,18 @@ _AFTER_MEMBER = frozenset((";", ",", "[", ":", "__attribute__"))
 
 def rename(tokens: list[Token], names: Collection[str], suffix: str) -> str:
     """The unit's text with each of `names` renamed to `name + suffix`."""
-    replacements: list[tuple[int, str]] = []
+    return join(segments(tokens, names), suffix)
+
+
+def join(parts: list[str], suffix: str) -> str:
+    """Text from `segments()`: every odd part is a name that takes the suffix."""
+    return "".join(part + suffix if i % 2 else part for i, part in enumerate(parts))
+
+
+def segments(tokens: list[Token], names: Collection[str]) -> list[str]:
+    """The unit's text cut around each occurrence of `names` that is renamed: text, name,
+    text, name, ..., text. Cut once, joined per unit: variants of one source share it."""
+    renamed: list[int] = []
     significant = [i for i, t in enumerate(tokens) if t.kind not in (Kind.SPACE, Kind.DIRECTIVE)]
     bodies: list[bool] = []  # per open brace: is it a struct/union member list?
     aggregate_pending = False  # saw `struct`/`union` since the last `{`, `;` or `)`
@@ -46,13 +57,12 @@ def rename(tokens: list[Token], names: Collection[str], suffix: str) -> str:
             following = tokens[significant[position + 1]].text if position + 1 < len(significant) else ""
             in_members = bool(bodies) and bodies[-1]
             if not (in_members and following in _AFTER_MEMBER):
-                replacements.append((index, text + suffix))
+                renamed.append(index)
         previous = text
-    return _apply(tokens, replacements)
-
-
-def _apply(tokens: list[Token], replacements: list[tuple[int, str]]) -> str:
-    texts = [t.text for t in tokens]
-    for index, text in replacements:
-        texts[index] = text
-    return "".join(texts)
+    parts, start = [], 0
+    for index in renamed:
+        parts.append("".join(t.text for t in tokens[start:index]))
+        parts.append(tokens[index].text)
+        start = index + 1
+    parts.append("".join(t.text for t in tokens[start:]))
+    return parts

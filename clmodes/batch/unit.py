@@ -19,10 +19,10 @@ import logging
 import re
 
 from clmodes.batch.predefined import CompilerMacros
-from clmodes.batch.preprocess import preprocess
-from clmodes.batch.rename import rename
+from clmodes.batch.preprocess import Preprocessed, preprocess
+from clmodes.batch.rename import join, segments
 from clmodes.batch.symbols import declared, raw_typedefs
-from clmodes.batch.tokens import tokenize
+from clmodes.batch.tokens import Kind, tokenize
 from clmodes.kernel import Kernel, unit_suffix
 
 log = logging.getLogger("clmodes")
@@ -53,11 +53,13 @@ class Unit:
         """The file name its `#line` directives give it inside a batch."""
         return f"clmodes-{self.unit_key[:12]}"
 
+    def define_lines(self) -> list[str]:
+        """Its defines as `-D` would make them (`-D FOO` defines FOO as 1)."""
+        return [f"#define {name} {'1' if value is None else value}" for name, value in self.defines]
+
     def render_alone(self) -> str:
         """The source as plain pyopencl would build it (defines first, user's line numbers)."""
-        lines = [f"#define {name}" + ("" if value is None else f" {value}")
-                 for name, value in self.defines]
-        return "\n".join([*lines, "#line 1", self.source]) + "\n"
+        return "\n".join([*self.define_lines(), "#line 1", self.source]) + "\n"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,22 +95,86 @@ def compile_options(options: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(kept)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Shape:
+    """A preprocessed, renamable unit text, shared by every unit it serves."""
+
+    parts: list[str]  # `rename.segments`, with `_PLACEHOLDER` for the unit's tag
+    resets: tuple[str, ...]
+    identifiers: frozenset[str]
+    typedefs: tuple[tuple[str, str], ...]
+
+    def render(self, unit: Unit, framed: tuple[list[str], list[str]] = ([], [])) -> str:
+        before, after = framed
+        body = join(self.parts, unit.suffix).replace(_PLACEHOLDER, unit.tag).rstrip("\n")
+        return "\n".join([*before, f'#line 1 "{unit.tag}"', body, *self.resets, *after]) + "\n"
+
+
+_PLACEHOLDER = "clmodes-@unit@"
+
+
+def _shape_of(result: Preprocessed) -> _Shape:
+    tokens = tokenize(_tag_lines(result.text or "", _PLACEHOLDER))
+    symbols = declared(tokens)
+    resets = [f"#pragma OPENCL EXTENSION {name} : disable" for name in result.extensions]
+    if result.fp_contract:
+        resets.append("#pragma OPENCL FP_CONTRACT DEFAULT")
+    identifiers = frozenset(symbols.identifiers)
+    return _Shape(segments(tokens, identifiers), tuple(resets), identifiers, symbols.typedefs)
+
+
+@functools.lru_cache(maxsize=512)
+def _symbolic_shape(
+    source: str, names: frozenset[str], options: tuple[str, ...], macros: CompilerMacros
+) -> tuple[_Shape, frozenset[str]] | None:
+    """One preprocessing for every variant of a source whose directives never read its
+    defines: they stay `#define`s in front of the unit (and `#undef`s after it), which the
+    compiler expands exactly as it expands `-D`s. None where that cannot be proved."""
+    result = preprocess(source, (), options, macros, symbolic=names)
+    if result.text is None:
+        return None
+    shape = _shape_of(result)
+    if shape.identifiers & names:
+        return None
+    return shape, result.macros
+
+
+def _symbolic(unit: Unit, macros: CompilerMacros) -> PreparedUnit | None:
+    names = {name.split("(")[0]: value for name, value in unit.defines}
+    predefined = macros.as_dict()
+    if any(macros.maybe_predefined(n) or n in predefined for n in names):
+        return None
+    found = _symbolic_shape(unit.source, frozenset(names), unit.options, macros)
+    if found is None:
+        return None
+    shape, own_macros = found
+    # A define whose value names one of the unit's macros or renamed identifiers must be
+    # expanded before renaming: only a full preprocessing does that.
+    used = {t.text for v in names.values() if v for t in tokenize(v) if t.kind is Kind.IDENT}
+    if used & (own_macros | shape.identifiers):
+        return None
+    framed = (unit.define_lines(), [f"#undef {n}" for n in names])
+    aliases = dict(shape.typedefs)
+    for name, value in names.items():  # `-D REAL=float` with `typedef REAL real_t;`
+        if value and name not in aliases and re.fullmatch(r"[A-Za-z_][\w ]*", value):
+            aliases[name] = value.strip()
+    return PreparedUnit(unit, shape.render(unit, framed), None, tuple(aliases.items()))
+
+
 @functools.lru_cache(maxsize=2048)
 def prepare(unit: Unit, macros: CompilerMacros) -> PreparedUnit:
     """The unit's batched form for a device with these predefined macros, or why not."""
+    if unit.defines:
+        symbolic = _symbolic(unit, macros)
+        if symbolic is not None:
+            return symbolic
     result = preprocess(unit.source, unit.defines, unit.options, macros)
     if result.text is None:
         log.debug("unit %s builds alone: %s", unit.tag, result.reason)
         aliases = raw_typedefs(tokenize(unit.render_alone()))
         return PreparedUnit(unit, None, result.reason, tuple(aliases.items()))
-    tokens = tokenize(_tag_lines(result.text, unit.tag))
-    symbols = declared(tokens)
-    body = rename(tokens, frozenset(symbols.identifiers), unit.suffix)
-    resets = [f"#pragma OPENCL EXTENSION {name} : disable" for name in result.extensions]
-    if result.fp_contract:
-        resets.append("#pragma OPENCL FP_CONTRACT DEFAULT")
-    text = "\n".join([f'#line 1 "{unit.tag}"', body.rstrip("\n"), *resets]) + "\n"
-    return PreparedUnit(unit, text, None, symbols.typedefs)
+    shape = _shape_of(result)
+    return PreparedUnit(unit, shape.render(unit), None, shape.typedefs)
 
 
 def _tag_lines(text: str, tag: str) -> str:
