@@ -44,8 +44,17 @@ def test_devices() -> list[clmodes.Device]:
               if w.strip()]
     found = clmodes.devices()
     if wanted:
-        found = [d for d in found if any(w in d.label.lower() for w in wanted)]
+        found = [d for d in found if any(_selects(w, d) for w in wanted)]
     return found
+
+
+def _selects(wanted: str, device: clmodes.Device) -> bool:
+    """A runtime's name ("pocl", "intel", "oclgrind", "nvidia") selects its devices only
+    (PoCL's device is "pthread-Intel(R) Xeon"); anything else is a label substring."""
+    vendors = {d.fingerprint.vendor.lower() for d in clmodes.devices()}
+    if wanted in vendors:
+        return device.fingerprint.vendor.lower() == wanted
+    return wanted in device.label.lower()
 
 
 test_devices.__test__ = False  # a helper, not a test
