@@ -57,6 +57,9 @@ import pyopencl as cl  # noqa: E402
 import clmodes  # noqa: E402
 from benchlib import timed, write_json  # noqa: E402
 from clmodes import Kernel, ProcessMode, ProcessModeOverride  # noqa: E402
+from clmodes.batch import plan  # noqa: E402
+from clmodes.batch.limits import max_units  # noqa: E402
+from corpus_compile import run_corpus  # noqa: E402
 
 # -- sources ---------------------------------------------------------------------------
 
@@ -146,11 +149,20 @@ class CompileBench:
         server = self.client.server
         if not all(server.is_obtained(kernel) for kernel in kernels):
             raise RuntimeError("batched side: not every kernel was obtained")
-        if stats.builds != 1 or stats.compiled != len(indices):
+        expected = -(-len(indices) // max_units(self.client.device.platform_name))
+        if stats.builds != expected or stats.compiled != len(indices):
             raise RuntimeError(
-                f"batched side: expected 1 build of {len(indices)} kernels, got {stats}"
+                f"batched side: expected {expected} builds of {len(indices)} kernels, got {stats}"
             )
         return elapsed
+
+    def preprocessing(self, k: int) -> float:
+        """Seconds `batch.plan` takes to prepare K variants of a new source (cold caches)."""
+        source = COMPILE_SOURCE.format(salt=next(_salts))
+        kernels = [Kernel(source, "bench", defines=variant_defines(i, k)) for i in range(k)]
+        started = time.perf_counter()
+        plan(kernels, self.client.server.macros_for, max_units(self.client.device.platform_name))
+        return time.perf_counter() - started
 
     def sequential(self, indices: list[int], k: int) -> float:
         """Seconds for one pyopencl Program.build (+ Kernel) per variant (fresh salt)."""
@@ -207,7 +219,10 @@ def run_compile(bench: CompileBench, ks: list[int], batched_reps: int, seq_reps:
         per_kernel_estimate = max(per_kernel_estimate or 0.0, slowest)
 
         batched = statistics.median(batched_times)
+        preprocess = bench.preprocessing(k)
         results[str(k)] = {
+            "preprocess_s": preprocess,
+            "fraction_preprocess_of_batched": preprocess / batched,
             "kernels": k,
             "sequential_s": sequential,
             "sequential_extrapolated": extrapolated,
@@ -422,9 +437,22 @@ def table(results: dict[str, object]) -> str:
             f"{row['ratio_sequential_over_batched']:>10.1f}x  {note}"
         )
     lines.append("  sequential: pyopencl.Program(ctx, src).build(-D...) + Kernel, one per kernel")
-    lines.append("  batched: COMPILE_ONLY pass of stream.launch, then one obtain (1 Program.build);"
-                 " batched = median of runs")
+    lines.append("  batched: COMPILE_ONLY pass of stream.launch, then one obtain (builds of at most"
+                 " the runtime's batch size, back to back); batched = median of runs")
     lines.append("  (neither side includes PoCL's per-kernel code generation at the first enqueue)")
+    for k, row in results["compile"].items():
+        lines.append(f"  K={k}: preprocessing {row['preprocess_s'] * 1000:.1f} ms = "
+                     f"{row['fraction_preprocess_of_batched']:.1%} of the batched time")
+    lines.append("")
+    lines.append("1b. Cold compile of the batching corpus (tests/corpus), per group")
+    header = (f"  {'group':<14} {'kernels':>7} {'separate s':>10} {'batched s':>9} {'builds':>6} "
+              f"{'sep/batched':>11} {'preprocess':>10}")
+    lines.append(header)
+    for name, row in results["corpus"].items():
+        lines.append(
+            f"  {name:<14} {row['kernels']:>7} {row['separate_s']:>10.2f} {row['batched_s']:>9.2f} "
+            f"{row['builds']:>6} {row['ratio_separate_over_batched']:>10.2f}x "
+            f"{row['fraction_preprocess_of_batched']:>10.1%}")
     launch = results["launch"]
     lines.append("")
     lines.append(
@@ -491,6 +519,8 @@ def main(argv: list[str] | None = None) -> int:
     compile_results = run_compile(
         CompileBench(client), ks, batched_reps, seq_reps, args.seq_limit, subset, log
     )
+    log("1b. cold compile of the batching corpus")
+    corpus_results = run_corpus(client, 1 if args.quick else 2, log)
     log("2./3. launch paths")
     launch_result, dropped_result = run_launch(client, launches, rounds, dropped_calls, log)
 
@@ -509,6 +539,7 @@ def main(argv: list[str] | None = None) -> int:
             "loadavg_1min_after": _loadavg(),
         },
         "compile": compile_results,
+        "corpus": corpus_results,
         "launch": launch_result,
         "dropped": dropped_result,
     }

@@ -1,0 +1,107 @@
+"""Cold compile of the batching corpus (tests/corpus): one build per kernel against clmodes.
+
+Part of `bench_core.py`. Each corpus group (library-style programs: CLBlast, ArrayFire,
+pyopencl's headers, generated code, the batching patterns) is obtained twice from fresh
+sources: every case built with its own `pyopencl.Program(...).build()` plus
+`pyopencl.Kernel`, as plain pyopencl would, and all cases queued on clmodes' compile queue
+and obtained with one flush. The sides alternate, each on new salts; the caller has turned
+PoCL's kernel cache and pyopencl's cache off. Also reported: the preprocessing cost, the
+time `batch.plan` takes to prepare the units (on another new salt), as a fraction of the
+batched time.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import pyopencl as cl
+
+import clmodes
+from clmodes import Kernel
+from clmodes.batch import plan
+from clmodes.batch.limits import max_units
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+from corpus import CASES, Case  # noqa: E402
+
+_salts = itertools.count(int(time.time() * 1000) % 1_000_000_000)
+
+
+def _runnable(case: Case, device: cl.Device) -> bool:
+    extensions = device.extensions.split()
+    return (("fp64" not in case.requires or "cl_khr_fp64" in extensions)
+            and ("fp16" not in case.requires or "cl_khr_fp16" in extensions)
+            and ("images" not in case.requires or bool(device.image_support)))
+
+
+def _salted(cases: list[Case]) -> list[tuple[Case, str]]:
+    salt = next(_salts)
+    return [(case, f"/* bench salt {salt} */\n{case.source}") for case in cases]
+
+
+def separate(ctx: cl.Context, device: cl.Device, cases: list[Case]) -> float:
+    started = time.perf_counter()
+    for case, source in _salted(cases):
+        program = cl.Program(ctx, source).build(options=case.build_options(), devices=[device])
+        cl.Kernel(program, case.name)
+    return time.perf_counter() - started
+
+
+def _kernels(cases: list[Case]) -> list[Kernel]:
+    return [Kernel(source, case.name, defines=case.defines, options=case.options)
+            for case, source in _salted(cases)]
+
+
+def batched(client: clmodes.Client, cases: list[Case]) -> tuple[float, int]:
+    collector = clmodes.StatisticsCollector()
+    started = time.perf_counter()
+    kernels = _kernels(cases)
+    server = client.server
+    with clmodes.ProcessModeOverride(clmodes.ProcessMode.COMPILE_AND_AUTOTUNE, collector):
+        for kernel in kernels:
+            server.enqueue(kernel)
+        server.flush()
+    elapsed = time.perf_counter() - started
+    missing = [k.name for k in kernels if not server.is_obtained(k)]
+    if missing:
+        raise RuntimeError(f"batched side: not obtained: {missing}")
+    return elapsed, clmodes.StatisticsReader(collector).statistics().compilation.builds
+
+
+def preprocessing(client: clmodes.Client, cases: list[Case]) -> float:
+    kernels = _kernels(cases)
+    started = time.perf_counter()
+    plan(kernels, client.server.macros_for, max_units(client.device.platform_name))
+    return time.perf_counter() - started
+
+
+def run_corpus(client: clmodes.Client, reps: int, log) -> dict[str, dict[str, object]]:
+    device = client.device.cl_device
+    ctx = client.context
+    groups: dict[str, list[Case]] = {}
+    for case in CASES:
+        if _runnable(case, device):
+            groups.setdefault(case.group, []).append(case)
+    results: dict[str, dict[str, object]] = {}
+    everything = [c for cases in groups.values() for c in cases]
+    for name, cases in [*groups.items(), ("whole corpus", everything)]:
+        seps, bats, builds = [], [], 0
+        for _ in range(reps):
+            seps.append(separate(ctx, device, cases))
+            elapsed, builds = batched(client, cases)
+            bats.append(elapsed)
+        prep = preprocessing(client, cases)
+        sep, bat = statistics.median(seps), statistics.median(bats)
+        log(f"  corpus {name}: {len(cases)} kernels, separate {sep:.2f} s, batched {bat:.2f} s "
+            f"({builds} builds), preprocessing {prep * 1000:.1f} ms")
+        results[name] = {
+            "kernels": len(cases), "separate_s": sep, "batched_s": bat, "builds": builds,
+            "preprocess_s": prep, "preprocess_per_unit_ms": prep * 1000 / len(cases),
+            "ratio_separate_over_batched": sep / bat,
+            "fraction_preprocess_of_batched": prep / bat,
+        }
+    return results
