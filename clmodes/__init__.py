@@ -36,7 +36,7 @@ from clmodes import probe as probe_module  # the module; `clmodes.probe` is the 
 from clmodes.probe import ProbePolicy, ProbeResult, probe
 from clmodes.roofline import roofline_fraction
 
-__version__ = "0.1.0"
+from clmodes._version import __version__  # noqa: E402
 
 __all__ = [
     "AutotuneStatistics",

@@ -34,7 +34,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import clmodes
+from clmodes._version import __version__
+from clmodes.client import client
 from clmodes.device import Device, devices, differing_fields, fingerprint_fields, model_of
 from clmodes.errors import ClmodesError
 from clmodes.store import FORMAT_VERSION, Store, StoreEntries, default_store
@@ -64,7 +65,7 @@ class BundleError(ClmodesError):
 
 def export(path: str | os.PathLike[str], device: object = None, store: Store | None = None) -> dict[str, Any]:
     """Write the store's entries (all, or one device model's) to a bundle; return its manifest."""
-    model = clmodes.client(device).device.fingerprint.model if device is not None else None
+    model = client(device).device.fingerprint.model if device is not None else None
     entries = (store or default_store()).entries(model)
     if not (entries.tune or entries.binaries):
         where = f" for {model}" if model else ""
@@ -93,7 +94,7 @@ def _write(path: Path, entries: StoreEntries) -> dict[str, Any]:
     manifest = {
         "schema": SCHEMA,
         "format": FORMAT_VERSION,
-        "clmodes": clmodes.__version__,
+        "clmodes": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "devices": _describe_devices(entries),
         "counts": {"tune": len(entries.tune), "binaries": len(entries.binaries),
@@ -203,7 +204,7 @@ def _split(path: Path, data: bytes) -> tuple[dict[str, Any], bytes]:
     if schema > SCHEMA:
         raise BundleError(
             f"{path}: bundle schema {schema} is newer than this clmodes "
-            f"({clmodes.__version__}) reads (schema {SCHEMA}); upgrade clmodes"
+            f"({__version__}) reads (schema {SCHEMA}); upgrade clmodes"
         )
     header, rest = rest[:size], rest[size:]
     digest, newline, payload = rest[:64], rest[64:65], rest[65:]

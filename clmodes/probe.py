@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
-import clmodes
+from clmodes._version import __version__
 from clmodes.client import Client
 from clmodes.client import client as get_client
 from clmodes.device import Device
@@ -372,7 +372,7 @@ def probe(
 def _launch_small(stream: Stream, policy: ProbePolicy) -> None:
     """Every probe kernel once, on a tiny in-bounds range: under COMPILE_ONLY (or while
     gathering) the verdict is QUEUE and nothing runs; were it EXECUTE, it would be harmless."""
-    buffer = cl.Buffer(stream._server.context, cl.mem_flags.READ_WRITE, 64 * 16)
+    buffer = cl.Buffer(stream.context, cl.mem_flags.READ_WRITE, 64 * 16)
     stream.launch(READ, 16, None, buffer, buffer, 1)
     stream.launch(WRITE, 16, None, buffer, 1.0, 1)
     stream.launch(COPY, 16, None, buffer, buffer, 1)
@@ -383,9 +383,9 @@ def _launch_small(stream: Stream, policy: ProbePolicy) -> None:
 def _measure(stream: Stream, policy: ProbePolicy) -> ProbeResult:
     started = time.perf_counter()
     device = stream.device
-    with stream._gathering():
+    with stream.gathering():
         _launch_small(stream, policy)
-    stream._server.flush()  # every probe kernel in one batch
+    stream.build_queued()  # every probe kernel in one batch
     with StreamModeOverride(stream, StreamMode.EXECUTE):
         bandwidth, size = _bandwidth(stream, policy)
         compute = _compute(stream, policy)
@@ -404,7 +404,7 @@ def _measure(stream: Stream, policy: ProbePolicy) -> ProbeResult:
         tolerance=policy.tolerance,
         seconds=time.perf_counter() - started,
         measured_at=time.time(),
-        clmodes=clmodes.__version__,
+        clmodes=__version__,
     )
 
 
@@ -462,7 +462,7 @@ def _bandwidth(stream: Stream, policy: ProbePolicy) -> tuple[tuple[Figure, ...],
     local = _local_size(stream, policy)
     quantum = local * ITEMS * 16
     size = max(quantum, buffer_bytes(stream.device.cl_device) // quantum * quantum)
-    context, queue = stream._server.context, stream.queue
+    context, queue = stream.context, stream.queue
     while True:
         try:
             source = cl.Buffer(context, cl.mem_flags.READ_WRITE, size)
@@ -506,7 +506,7 @@ def _compute(stream: Stream, policy: ProbePolicy) -> tuple[Figure, ...]:
     cl_device = stream.device.cl_device
     local = _local_size(stream, policy)
     global_size = max(1, cl_device.max_compute_units) * GROUPS_PER_CU * local
-    sink = cl.Buffer(stream._server.context, cl.mem_flags.READ_WRITE, global_size * 4)
+    sink = cl.Buffer(stream.context, cl.mem_flags.READ_WRITE, global_size * 4)
     figures = []
     for width in policy.widths:
         kernel = compute_kernel(width)

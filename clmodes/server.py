@@ -25,8 +25,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 import pyopencl as cl
 
@@ -36,7 +35,7 @@ from clmodes.batch.limits import max_units
 from clmodes.batch.unit import Unit
 from clmodes.device import Device
 from clmodes.errors import KernelBuildError
-from clmodes.execution import Counter, LaunchMode, record
+from clmodes.execution import Counter, LaunchMode, record, usage
 from clmodes.kernel import Kernel
 from clmodes.launchable import ArgInfo, Launchable
 from clmodes.store import Store, default_store
@@ -48,36 +47,6 @@ BUILD_OPTIONS = ("-cl-kernel-arg-info",)
 
 # Enum members as module constants: the launch path compares against them every launch.
 _QUEUE, _COMPILE = LaunchMode.QUEUE, LaunchMode.COMPILE
-
-# Kernel keys launched (any verdict) while `recording_use()` is active, on every device.
-# `warm()` persists the programs holding these and nothing else: a long-lived process has
-# built many programs, and capturing binaries costs seconds per program on PoCL.
-_used: set[str] | None = None
-_unrecorded = threading.local()  # .active: this thread's launches are not recorded
-
-
-@contextmanager
-def recording_use() -> Iterator[set[str]]:
-    """Collect the keys of every kernel launched meanwhile (process-wide)."""
-    global _used
-    previous, _used = _used, set()
-    try:
-        yield _used
-    finally:
-        _used = previous
-
-
-@contextmanager
-def unrecorded() -> Iterator[None]:
-    """Launches from this thread meanwhile are not recorded by `recording_use`: a tune
-    runs every candidate, but only the winner's real launch says what a workload uses."""
-    previous = getattr(_unrecorded, "active", False)
-    _unrecorded.active = True
-    try:
-        yield
-    finally:
-        _unrecorded.active = previous
-
 
 @dataclasses.dataclass(frozen=True)
 class _Obtained:
@@ -138,7 +107,7 @@ class DeviceServer:
 
     def ready(self, kernel: Kernel) -> Launchable | None:
         """The obtained kernel, when a launch may go straight to it (nothing recording)."""
-        return self._obtained.get(kernel.key) if _used is None else None
+        return None if usage.live else self._obtained.get(kernel.key)
 
     def is_obtained(self, kernel: Kernel) -> bool:
         return kernel.key in self._obtained
@@ -388,8 +357,7 @@ class DeviceServer:
         args: tuple[object, ...],
     ) -> cl.Event | None:
         """Act on a verdict resolved by the caller's thread."""
-        if _used is not None and not getattr(_unrecorded, "active", False):
-            _used.add(kernel.key)
+        usage.note(kernel.key)
         if verdict is _QUEUE:
             self.enqueue(kernel)
             return None

@@ -7,19 +7,19 @@ launch is resolved here, on the issuing thread, at the moment of issue.
 
 from __future__ import annotations
 
-import itertools
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
-from clmodes.execution import LaunchMode, StreamMode, default_stream_mode, process_mode
+from clmodes.execution import LaunchMode, StreamMode
 from clmodes.execution import overrides as _overrides
+from clmodes.execution.stream_modes import StreamModes
 from clmodes.kernel import Kernel
 
 if TYPE_CHECKING:
+    from clmodes.device import Device
     from clmodes.server import DeviceServer
 
 Size = int | Sequence[int]
@@ -31,42 +31,27 @@ class Stream:
 
     def __init__(self, server: "DeviceServer", name: str) -> None:
         self.name = name
-        self._server = server
+        self.server = server
         self.queue = cl.CommandQueue(
             server.context,
             server.device.cl_device,
             properties=cl.command_queue_properties.PROFILING_ENABLE,
         )
-        self._lock = threading.Lock()
-        self._tokens = itertools.count()
-        # Replaced wholesale under the lock, read without it on the launch path. Each entry:
-        # (token, mode, forced verdict or None); see `_gathering`.
-        self._overrides: tuple[tuple[int, StreamMode, LaunchMode | None], ...] = ()
-        self._recording: list[cl.Event] | None = None
+        self.modes = StreamModes()  # its live StreamModeOverrides (owned by execution)
+        self._capturing: list[cl.Event] | None = None
 
     @property
-    def device(self):  # -> clmodes.device.Device
-        return self._server.device
+    def device(self) -> "Device":
+        return self.server.device
+
+    @property
+    def context(self) -> cl.Context:
+        return self.server.context
 
     @property
     def mode(self) -> StreamMode:
         """The mode in force now."""
-        overrides = self._overrides
-        return overrides[-1][1] if overrides else default_stream_mode(process_mode())
-
-    def _push_mode(self, mode: StreamMode, forced: LaunchMode | None = None) -> int:
-        """Entries carry the verdict they imply, or None where it depends on the process
-        mode (DISCARD: QUEUE or COMPILE), so a launch resolves it with one lookup."""
-        if forced is None and mode is StreamMode.EXECUTE:
-            forced = LaunchMode.EXECUTE
-        with self._lock:
-            token = next(self._tokens)
-            self._overrides = (*self._overrides, (token, mode, forced))
-            return token
-
-    def _pop_mode(self, token: int) -> None:
-        with self._lock:
-            self._overrides = tuple(o for o in self._overrides if o[0] != token)
+        return self.modes.mode
 
     def launch(
         self,
@@ -79,46 +64,49 @@ class Stream:
 
         The verdict is resolved here, on the issuing thread, from this stream's innermost
         override or the process mode, both precomputed: this is the hot path."""
-        overrides = self._overrides
-        if overrides:
-            verdict = overrides[-1][2] or _overrides.discard_verdict
+        entries = self.modes.entries
+        if entries:
+            verdict = entries[-1][2] or _overrides.discard_verdict
         else:
             verdict = _overrides.default_verdict
         if verdict is _EXECUTE:
             # The common case, an obtained kernel run for real: straight to the kernel.
-            launchable = self._server.ready(kernel)
+            launchable = self.server.ready(kernel)
             if launchable is not None:
                 event = launchable.enqueue(self.queue, global_size, local_size, args)
-                if self._recording is not None:
-                    self._recording.append(event)
+                if self._capturing is not None:
+                    self._capturing.append(event)
                 return event
-        event = self._server.launch(self.queue, kernel, verdict, global_size, local_size, args)
-        if self._recording is not None and event is not None:
-            self._recording.append(event)
+        event = self.server.launch(self.queue, kernel, verdict, global_size, local_size, args)
+        if self._capturing is not None and event is not None:
+            self._capturing.append(event)
         return event
 
     @contextmanager
-    def _gathering(self) -> Iterator[None]:
+    def gathering(self) -> Iterator[None]:
         """Launches only queue their kernels (verdict QUEUE), whatever the process mode.
 
-        Private to clmodes' own measurements: before measuring candidates, a tune runs
-        each once like this so that all their kernels build in one batch, without
-        switching the whole process to COMPILE_ONLY under other threads' feet.
-        """
-        token = self._push_mode(StreamMode.DISCARD, LaunchMode.QUEUE)
+        For measurements: before measuring candidates, a tune runs each once like this so
+        that all their kernels build in one batch, without switching the whole process to
+        COMPILE_ONLY under other threads' feet."""
+        token = self.modes.push(StreamMode.DISCARD, LaunchMode.QUEUE)
         try:
             yield
         finally:
-            self._pop_mode(token)
+            self.modes.pop(token)
+
+    def build_queued(self) -> None:
+        """Obtain everything queued on this stream's device now (one batch where it pays)."""
+        self.server.flush()
 
     @contextmanager
-    def _recorded(self) -> Iterator[list[cl.Event]]:
+    def capture_events(self) -> Iterator[list[cl.Event]]:
         """Collect the events of every launch made on this stream meanwhile."""
-        previous, self._recording = self._recording, []
+        previous, self._capturing = self._capturing, []
         try:
-            yield self._recording
+            yield self._capturing
         finally:
-            self._recording = previous
+            self._capturing = previous
 
     def finish(self) -> None:
         self.queue.finish()

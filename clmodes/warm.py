@@ -31,7 +31,7 @@ from clmodes.execution import (
     StatisticsReader,
 )
 from clmodes.progress import TerminalProgress
-from clmodes.server import recording_use
+from clmodes.execution import usage
 from clmodes.store import default_store
 
 log = logging.getLogger("clmodes")
@@ -47,7 +47,7 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None) -> E
     store = default_store()
     started = time.perf_counter()
     with TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
-            recording_use() as used:
+            usage.recording() as used:
         shown.phase = "gathering"
         with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector):
             workload()

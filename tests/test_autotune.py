@@ -81,12 +81,12 @@ def test_compile_only_queues_every_candidate_measures_nothing(stream, collector,
     assert keys(collector) == 0 and build_spy.calls == 0
     assert tunable.winner(stream, out, x, 4096) is None
     variants = [Kernel(source, "twice", defines={"ITEMS": i}) for i in (1, 4, 16)]
-    assert stream._server.queued() >= 3
-    assert not any(stream._server.is_obtained(k) for k in variants)
+    assert stream.server.queued() >= 3
+    assert not any(stream.server.is_obtained(k) for k in variants)
     with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
         tunable(stream, out, x, 4096)
     assert build_spy.calls == 1 and keys(collector) == 1
-    assert all(stream._server.is_obtained(k) for k in variants)
+    assert all(stream.server.is_obtained(k) for k in variants)
 
 
 def test_compile_and_autotune_never_writes_callers_buffers(stream, collector):

@@ -51,14 +51,14 @@ def test_compile_only_builds_nothing_then_one_batch(stream, collector, build_spy
             assert stream.launch(kernel, n, None, out.data, x.data, n) is None
     assert build_spy.calls == 0
     assert reader.statistics().compilation.kernels == 0
-    assert stream._server.queued() >= 12
+    assert stream.server.queued() >= 12
 
     with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
         assert stream.launch(kernels[0], n, None, out.data, x.data, n) is None
     assert build_spy.calls == 1
     stats = reader.statistics().compilation
     assert (stats.kernels, stats.compiled, stats.loaded, stats.builds) == (12, 12, 0, 1)
-    assert all(stream._server.is_obtained(k) for k in kernels)
+    assert all(stream.server.is_obtained(k) for k in kernels)
 
     for factor in (0, 5, 11):
         np.testing.assert_allclose(_run(stream, kernels[factor]), np.arange(n) * factor + 4)

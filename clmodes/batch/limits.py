@@ -11,7 +11,7 @@ import os
 
 # Platform name substring (lower case) -> most units per build.
 _LIMITS = (
-    ("portable computing language", 64),
+    ("portable computing language", 128),
     ("intel", 32),
     ("oclgrind", 32),
 )

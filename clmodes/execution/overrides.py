@@ -6,9 +6,9 @@ removes exactly that one. Save-and-restore would let thread A's exit resurrect t
 mode thread B had already closed. The process mode is the mode of the most recently
 opened override that is still live.
 
-`StreamModeOverride` is a per-stream stack of the same kind: nested overrides on one
-stream restore what was in force, and an override closed out of order (two threads
-measuring on one stream) removes only its own entry.
+`StreamModeOverride` opens an entry on the stream's own stack (`stream_modes`): nested
+overrides on one stream restore what was in force, and an override closed out of order
+(two threads measuring on one stream) removes only its own entry.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import threading
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from clmodes.execution.modes import (
     LaunchMode,
@@ -27,8 +27,20 @@ from clmodes.execution.modes import (
 )
 from clmodes.execution.statistics import Counter, StatisticsCollector
 
-if TYPE_CHECKING:
-    from clmodes.stream import Stream
+
+
+class ModeStack(Protocol):
+    """A stream's mode stack (`stream_modes.StreamModes`), as overrides use it."""
+
+    def push(self, mode: StreamMode, forced: LaunchMode | None = None) -> int: ...
+
+    def pop(self, token: int) -> None: ...
+
+
+class HasStreamModes(Protocol):
+    """What `StreamModeOverride` needs of a stream: its mode stack."""
+
+    modes: ModeStack
 
 _lock = threading.Lock()
 _sequence = itertools.count()
@@ -103,7 +115,7 @@ class ProcessModeOverride:
 class StreamModeOverride:
     """Set one stream's mode while this lives; nests, and restores on exit."""
 
-    def __init__(self, stream: "Stream", mode: StreamMode) -> None:
+    def __init__(self, stream: HasStreamModes, mode: StreamMode) -> None:
         if not isinstance(mode, StreamMode):
             raise TypeError(f"StreamModeOverride needs a StreamMode, not {mode!r}")
         self.stream = stream
@@ -111,7 +123,7 @@ class StreamModeOverride:
         self._token: int | None = None
 
     def __enter__(self) -> "StreamModeOverride":
-        self._token = self.stream._push_mode(self.mode)
+        self._token = self.stream.modes.push(self.mode)
         return self
 
     def __exit__(
@@ -121,5 +133,5 @@ class StreamModeOverride:
         tb: TracebackType | None,
     ) -> None:
         if self._token is not None:
-            self.stream._pop_mode(self._token)
+            self.stream.modes.pop(self._token)
             self._token = None

@@ -57,7 +57,8 @@ class StatisticsCollector:
         with self._lock:
             self._counts[counter] += amount
 
-    def _snapshot(self) -> dict[Counter, int]:
+    def snapshot(self) -> dict[Counter, int]:
+        """Every counter's value now, read under the lock."""
         with self._lock:
             return dict(self._counts)
 
@@ -69,7 +70,7 @@ class StatisticsReader:
         self._collector = collector
 
     def statistics(self) -> ExecutionStatistics:
-        counts = self._collector._snapshot()
+        counts = self._collector.snapshot()
         return ExecutionStatistics(
             compilation=CompilationStatistics(
                 kernels=counts[Counter.KERNELS],

@@ -74,7 +74,7 @@ class CandidateFailed(Exception):
 
 def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...]) -> float:
     """One run of a candidate: seconds of device time over all the launches it made."""
-    with stream._recorded() as events:
+    with stream.capture_events() as events:
         candidate(stream, *args)
     if not events:
         raise CandidateFailed("it launched nothing on the stream it was given")
@@ -194,7 +194,7 @@ def scratch_copies(args: tuple[object, ...], stream: Stream) -> tuple[object, ..
             copies.append(arg.copy(queue=stream.queue))
         elif isinstance(arg, cl.MemoryObjectHolder) and not isinstance(arg, cl.Image):
             # Buffers, and pool allocations (PooledBuffer is not a cl.Buffer subclass).
-            buffer = cl.Buffer(stream._server.context, cl.mem_flags.READ_WRITE, arg.size)
+            buffer = cl.Buffer(stream.context, cl.mem_flags.READ_WRITE, arg.size)
             cl.enqueue_copy(stream.queue, buffer, arg)
             copies.append(buffer)
         else:

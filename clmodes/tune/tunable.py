@@ -28,12 +28,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
-import clmodes
+from clmodes._version import __version__
+from clmodes.client import client
 from clmodes.errors import TuneError
 from clmodes.execution import Counter, ProcessMode, process_mode, record
 from clmodes.probe import cached as cached_probe
 from clmodes.roofline import roofline_fraction
-from clmodes.server import unrecorded
+from clmodes.execution.usage import unrecorded
 from clmodes.store import default_store
 from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey, tune_cache
@@ -130,7 +131,7 @@ class Tunable:
     def _gather(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> set[str]:
         """Run every candidate with queue-only launches; return the names that raised."""
         failed = set()
-        with stream._gathering():
+        with stream.gathering():
             for name, candidate in self.candidates.items():
                 try:
                     candidate(stream, *args)
@@ -152,7 +153,7 @@ class Tunable:
             else scratch_copies(args, stream)
         )
         failed = self._gather(stream, inputs, key)
-        stream._server.flush()  # one batch for every candidate's kernels
+        stream.build_queued()  # one batch for every candidate's kernels
         runnable = {n: c for n, c in self.candidates.items() if n not in failed}
         measured, dropped = race(runnable, stream, inputs, self.policy, self._describe(key))
         dropped.update({name: "failed while gathering its kernels" for name in failed})
@@ -170,7 +171,7 @@ class Tunable:
             "device": caller.device.fingerprint.exact,
             "tune_seconds": time.perf_counter() - started,
             "measured_at": time.time(),
-            "clmodes": clmodes.__version__,
+            "clmodes": __version__,
         }
         self._score(caller, args, entry, key)
         stored = default_store().put_tune(*key, entry)
@@ -212,5 +213,4 @@ class Tunable:
 
 def _measurement_stream(caller: Stream) -> Stream:
     """A stream of the caller's device for this thread's measurements."""
-    client = clmodes.client(caller.device)
-    return client.stream(f"clmodes.measure.{threading.get_ident()}")
+    return client(caller.device).stream(f"clmodes.measure.{threading.get_ident()}")
