@@ -32,8 +32,7 @@ from clmodes.store import Store, default_store, set_cache_dir
 from clmodes.stream import Stream
 from clmodes.tune import RacePolicy, Tunable, Variant, kernel_variants
 from clmodes.warm import warm
-from clmodes import probe as probe_module  # the module; `clmodes.probe` is the function
-from clmodes.probe import ProbePolicy, ProbeResult, probe
+from clmodes.probing import ProbePolicy, ProbeResult, probe
 from clmodes.roofline import roofline_fraction
 
 from clmodes._version import __version__  # noqa: E402
@@ -75,6 +74,5 @@ __all__ = [
     "set_cache_dir",
     "warm",
     "devices",
-    "probe_module",
     "process_mode",
 ]

@@ -1,3 +1,5 @@
+"""`python -m clmodes`: the same command as the `clmodes` script."""
+
 import sys
 
 from clmodes.cli import main

@@ -105,5 +105,9 @@ def unit_suffix(unit_key: str) -> str:
     return f"__clm{unit_key[:12]}"
 
 
+# A name as `unit_suffix` renamed it: drivers report renamed typedef and argument names.
+RENAMED = re.compile(r"__clm[0-9a-f]{12}\b")
+
+
 def _digest(parts: object) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()

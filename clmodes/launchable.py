@@ -14,7 +14,6 @@ about a microsecond, a third of pyopencl's own launch cost.
 from __future__ import annotations
 
 import dataclasses
-import re
 import threading
 from collections.abc import Mapping, Sequence
 
@@ -22,6 +21,7 @@ import numpy as np
 import pyopencl as cl
 
 from clmodes.errors import KernelLaunchError
+from clmodes.kernel import RENAMED
 
 _SCALARS = {
     "char": np.int8, "uchar": np.uint8, "unsigned char": np.uint8,
@@ -59,7 +59,6 @@ class ArgInfo:
             return None
 
 
-_RENAMED = re.compile(r"__clm[0-9a-f]{12}\b")
 
 
 def _resolve(type_name: str, aliases: Mapping[str, str | None]) -> tuple[str, bool]:
@@ -67,7 +66,7 @@ def _resolve(type_name: str, aliases: Mapping[str, str | None]) -> tuple[str, bo
     and whether that worked: batching renames `real_t` to `real_t__clm<unit>`, drivers
     report typedef names, and an alias whose `#if` branches disagree (None) is never
     guessed."""
-    type_name = _RENAMED.sub("", type_name).strip()
+    type_name = RENAMED.sub("", type_name).strip()
     for _ in range(8):  # typedef chains, without looping forever on a cycle
         if type_name not in aliases:
             return type_name, True
@@ -89,7 +88,7 @@ def _arg_infos(
             pointer = qualifier != cl.kernel_arg_address_qualifier.PRIVATE or "*" in type_name
             if type_name == "size_t":
                 type_name = "ulong" if address_bits == 64 else "uint"
-            name = _RENAMED.sub("", kernel.get_arg_info(i, cl.kernel_arg_info.NAME))
+            name = RENAMED.sub("", kernel.get_arg_info(i, cl.kernel_arg_info.NAME))
             infos.append(ArgInfo(name, type_name, pointer, resolved=known))
         return infos
     except cl.Error:

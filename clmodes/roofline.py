@@ -16,7 +16,7 @@ say, or bytes_moved overstated); it is reported, not clipped.
 
 from __future__ import annotations
 
-from clmodes.probe import ProbeResult
+from clmodes.probing.result import ProbeResult
 
 
 def roofline_seconds(result: ProbeResult, bytes_moved: float, flops: float) -> float:

@@ -20,7 +20,6 @@ driver that ignores `#line` file names) falls back to halving.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import re
 import threading
@@ -29,15 +28,16 @@ from collections.abc import Sequence
 
 import pyopencl as cl
 
-from clmodes import binaries
+from clmodes import programs
 from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, plan, prepare
 from clmodes.batch.limits import max_units
 from clmodes.batch.unit import Unit
 from clmodes.device import Device
 from clmodes.errors import KernelBuildError
-from clmodes.execution import Counter, LaunchMode, record, usage
+from clmodes.execution import Counter, LaunchMode, tally, usage
 from clmodes.kernel import Kernel
-from clmodes.launchable import ArgInfo, Launchable
+from clmodes.launchable import Launchable
+from clmodes.programs import HeldProgram, ObtainedKernel
 from clmodes.store import Store, default_store
 
 log = logging.getLogger("clmodes")
@@ -47,31 +47,6 @@ BUILD_OPTIONS = ("-cl-kernel-arg-info",)
 
 # Enum members as module constants: the launch path compares against them every launch.
 _QUEUE, _COMPILE = LaunchMode.QUEUE, LaunchMode.COMPILE
-
-@dataclasses.dataclass(frozen=True)
-class _Obtained:
-    """A kernel obtained from a held program, as persisting needs it."""
-
-    name: str
-    args: list[ArgInfo] | None
-    unit: str  # unit key
-
-
-@dataclasses.dataclass
-class _Program:
-    """A program this server holds: built here from source, or loaded from the store."""
-
-    batch: str  # content hash
-    program: cl.Program
-    source: Batch | None  # the batch, when built here (and so capturable)
-    kernels: dict[str, _Obtained] = dataclasses.field(default_factory=dict)
-    # Unit key -> the batch whose binary in the store holds it (all units of a loaded
-    # program; the captured ones of a program built here).
-    captured: dict[str, str] = dataclasses.field(default_factory=dict)
-    # Argument info persisted with a loaded binary, per kernel key: some drivers (Intel's)
-    # drop it from programs created from binaries.
-    recorded: dict[str, list[ArgInfo] | None] = dataclasses.field(default_factory=dict)
-
 
 class DeviceServer:
     """The state of one device. Created once per device by `clmodes.client()`."""
@@ -84,10 +59,10 @@ class DeviceServer:
         self._queue: dict[str, Kernel] = {}
         self._obtained: dict[str, Launchable] = {}
         self._failed: dict[str, KernelBuildError] = {}
-        self._programs: dict[str, _Program] = {}
+        self._programs: dict[str, HeldProgram] = {}
         # Every unit built or loaded so far -> its program: another entry point of such a
         # unit (two kernels of one source) is obtained from it without a new build.
-        self._unit_programs: dict[str, _Program] = {}
+        self._unit_programs: dict[str, HeldProgram] = {}
         self.traits = DeviceTraits.of(device.cl_device)
         self._macros: dict[tuple[str, ...], CompilerMacros] = {}
 
@@ -166,20 +141,12 @@ class DeviceServer:
             self._adopt(held, members, Counter.LOADED)
         return remaining
 
-    def _load(self, store: Store, batch: str, options: tuple[str, ...]) -> _Program | None:
-        loaded = binaries.load_program(
-            store, self.device, self.context, batch, (*BUILD_OPTIONS, *options)
-        )
-        if loaded is None:
+    def _load(self, store: Store, batch: str, options: tuple[str, ...]) -> HeldProgram | None:
+        held = programs.load(store, self.device, self.context, batch, (*BUILD_OPTIONS, *options))
+        if held is None:
             return None
-        program, units = loaded
-        recorded = {
-            key: ArgInfo.from_rows(args)
-            for key, args in store.batch_kernels(self.device.fingerprint.exact, batch).items()
-        }
-        held = self._programs[batch] = _Program(batch, program, None, recorded=recorded,
-                                                captured=dict.fromkeys(units, batch))
-        for unit in units:
+        self._programs[batch] = held
+        for unit in held.captured:
             self._unit_programs.setdefault(unit, held)
         return held
 
@@ -218,7 +185,7 @@ class DeviceServer:
             self._build_isolating(Batch.alone(rest.units[0]), kernels)
 
     def _hold(self, batch: Batch, program: cl.Program, kernels: list[Kernel]) -> None:
-        held = self._programs[batch.content_hash] = _Program(batch.content_hash, program, batch)
+        held = self._programs[batch.content_hash] = HeldProgram(batch.content_hash, program, batch)
         units = set(batch.keys)
         for unit in units:
             self._unit_programs[unit] = held
@@ -229,7 +196,7 @@ class DeviceServer:
         program = cl.Program(cl._cl._Program(self.context, batch.source))
         program._source = batch.source  # else pyopencl's attribute lookup asks the driver for a kernel named "_source"
         if counted:
-            record(Counter.BUILDS)
+            tally(Counter.BUILDS)
         started = time.perf_counter()
         program.build(options=[*BUILD_OPTIONS, *batch.options], devices=[self.device.cl_device])
         log.debug(
@@ -244,7 +211,7 @@ class DeviceServer:
 
     def _adopt(
         self,
-        held: _Program,
+        held: HeldProgram,
         kernels: list[Kernel],
         counter: Counter,
     ) -> None:
@@ -258,15 +225,15 @@ class DeviceServer:
                     f"its source has no __kernel function named {kernel.name!r}",
                 )
                 continue
-            held.kernels[kernel.key] = _Obtained(kernel.name, launchable.args, kernel.unit_key)
+            held.kernels[kernel.key] = ObtainedKernel(kernel.name, launchable.args, kernel.unit_key)
             self._obtained[kernel.key] = launchable
             adopted += 1
-        record(counter, adopted)
-        record(Counter.KERNELS, adopted)
+        tally(counter, adopted)
+        tally(Counter.KERNELS, adopted)
 
-    def _launchable(self, held: _Program, kernel: Kernel) -> Launchable | None:
+    def _launchable(self, held: HeldProgram, kernel: Kernel) -> Launchable | None:
         """The kernel's entry point in a held program, with its argument types."""
-        recorded = held.recorded.get(kernel.key)
+        recorded = held.stored_args.get(kernel.key)
         aliases: dict[str, str | None] | None
         if held.source is not None:
             entries = [held.source.entry(kernel)]
@@ -300,50 +267,12 @@ class DeviceServer:
     def persist(self, store: Store, used: set[str] | None = None) -> int:
         """Capture the kernels in `used` (all, if None) that were built here, and index
         every such kernel to the binary holding it. Returns the number of binaries written."""
-        written = 0
         with self._build_lock:
-            for held in list(self._programs.values()):
-                wanted = {k: o for k, o in held.kernels.items() if used is None or k in used}
-                new_units = {o.unit for o in wanted.values()} - held.captured.keys()
-                if new_units and held.source is not None:
-                    written += self._capture(store, held, new_units)
-                self._index(store, held, wanted)
-        return written
-
-    def _capture(self, store: Store, held: _Program, units: set[str]) -> bool:
-        """Persist a binary holding `units` of a program built here.
-
-        When the program also holds units nobody used (a tune's losing candidates), a
-        program of just these units is built for the capture (not counted in `builds`:
-        it obtains nothing). Reading BINARIES makes PoCL generate code for every kernel of
-        a program, 42 s for the MLP's 26-kernel batch where its 4 used units take a few,
-        and a store or a bundle has no use for losers."""
-        assert held.source is not None
-        batch, program = held.source, held.program
-        if units != set(batch.keys):
-            subset = batch.subset(units)
-            try:
-                batch, program = subset, self._build(subset, counted=False)
-            except cl.Error as error:  # it built inside the bigger batch; keep that one
-                log.info("capture build of %d units failed on %s (%s); capturing the whole batch",
-                         len(units), self.device.label, str(error).splitlines()[0])
-                units = set(batch.keys)
-        rows = [(k, o.name, o.args) for k, o in held.kernels.items() if o.unit in units]
-        if not binaries.capture(store, self.device, batch, program, rows):
-            return False
-        held.captured.update(dict.fromkeys(units, batch.content_hash))
-        return True
-
-    def _index(self, store: Store, held: _Program, kernels: dict[str, _Obtained]) -> None:
-        """Point each kernel's row at the stored binary holding its unit."""
-        by_batch: dict[str, list[tuple[str, str, object]]] = {}
-        for key, obtained in kernels.items():
-            batch = held.captured.get(obtained.unit)
-            if batch is not None:
-                args = [a.as_row() for a in obtained.args] if obtained.args else None
-                by_batch.setdefault(batch, []).append((key, obtained.name, args))
-        for batch, rows in by_batch.items():
-            store.index_kernels(self.device.fingerprint.exact, batch, rows)
+            return sum(
+                programs.persist(store, self.device, held, used,
+                                 lambda batch: self._build(batch, counted=False))
+                for held in list(self._programs.values())
+            )
 
     # -- launching ---------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from clmodes import (
     roofline_fraction,
 )
 from clmodes import bundle
-from clmodes.probe import PROBE_VERSION, Figure, cached, forget
+from clmodes.probing import PROBE_VERSION, Figure, cached, forget
 from clmodes.roofline import attainable_gflops
 from clmodes.store import Store
 from conftest import fresh
@@ -111,7 +111,7 @@ def test_compile_only_queues_then_compile_and_autotune_measures(tmp_path):
         import json, numpy as np, pyopencl.array as cla
         import clmodes
         from clmodes import ProcessMode, ProcessModeOverride, StatisticsCollector, StatisticsReader
-        from clmodes.probe import READ, WRITE, COPY, STREAM_NAME, cached, compute_kernel
+        from clmodes.probing import READ, WRITE, COPY, STREAM_NAME, cached, compute_kernel
         FILL = clmodes.Kernel("__kernel void fill(__global float* x) { x[get_global_id(0)] = 7.0f; }", "fill")
         client = clmodes.client()
         other = client.stream("other")

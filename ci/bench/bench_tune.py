@@ -62,6 +62,7 @@ if __name__ == "__main__":
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import dataclasses  # noqa: E402
 import gc  # noqa: E402
 import itertools  # noqa: E402
 import logging  # noqa: E402
@@ -70,13 +71,14 @@ import shutil  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pyopencl as cl  # noqa: E402
 import pyopencl.array as cla  # noqa: E402
 
 import clmodes  # noqa: E402
-from benchlib import timed, write_json  # noqa: E402
+from benchlib import dist_version, progress_logger, timed, write_json  # noqa: E402
 from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, kernel_variants  # noqa: E402
 from clmodes.tune.variants import grid  # noqa: E402
 
@@ -526,7 +528,31 @@ def table(results: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+@dataclasses.dataclass
+class Setup:
+    """What both tools share, made before any clock starts: clmodes' client, stream and
+    device buffers, the host matrices, and Kernel Tuner's indices of the same device."""
+
+    client: clmodes.Client
+    stream: clmodes.Stream
+    host: tuple[np.ndarray, np.ndarray, np.ndarray]  # C, A, B
+    bufs: tuple[cla.Array, cla.Array, cla.Array]  # C, A, B on the device
+    setup_s: float  # clmodes client + input buffers
+    platform_index: int
+    device_index: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Sizes:
+    """How much each part measures (--quick shrinks every one)."""
+
+    reps: int
+    ex_rounds: int
+    hit_calls: int
+    hit_rounds: int
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", metavar="OUT", help="write every figure as a JSON dict to OUT")
     parser.add_argument("--reps", type=int, default=3,
@@ -537,27 +563,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="one repetition and fewer samples, for a smoke test")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    def log(message: str) -> None:
-        if not args.quiet:
-            print(message, file=sys.stderr, flush=True)
 
+def sizes(args: argparse.Namespace) -> Sizes:
+    if args.quick:
+        return Sizes(reps=1, ex_rounds=5, hit_calls=20_000, hit_rounds=6)
+    return Sizes(reps=max(1, args.reps), ex_rounds=15, hit_calls=120_000, hit_rounds=12)
+
+
+def import_kernel_tuner():
+    """Kernel Tuner, quietened; None (with a hint) when the `bench` extra is missing."""
     try:
         import kernel_tuner
     except ImportError:
         print("bench_tune needs Kernel Tuner: pip install -e '.[bench]'", file=sys.stderr)
-        return 2
+        return None
     logging.getLogger("kernel_tuner").setLevel(logging.WARNING)
+    return kernel_tuner
 
-    if os.environ.get("POCL_KERNEL_CACHE") != "0" or _CACHE_DIR is None:
-        log("warning: not run as a script; PoCL's kernel cache or the clmodes store may be warm")
-    reps = 1 if args.quick else max(1, args.reps)
-    ex_rounds = 5 if args.quick else 15
-    hit_calls, hit_rounds = (20_000, 6) if args.quick else (120_000, 12)
 
-    started = time.perf_counter()
-    load_before = os.getloadavg()
+def set_up(log: Callable[[str], None]) -> Setup:
+    """The client, its stream and the inputs (timed: reported beside the tools' times)."""
     setup_started = time.perf_counter()
     client = clmodes.client()
     stream = client.stream("bench-tune")
@@ -574,40 +601,49 @@ def main(argv: list[str] | None = None) -> int:
     setup_s = time.perf_counter() - setup_started
     log(f"device: {client.device.label}; store {_CACHE_DIR}")
     platform_index, device_index = kt_device_indices(client.device.cl_device)
+    return Setup(client, stream, (C_host, A_host, B_host), bufs, setup_s,
+                 platform_index, device_index)
 
-    # Wake the compiler up (LLVM start-up, PoCL's first work-group code generation) for
-    # both tools: one throw-away build and launch.
-    wake = cl.Kernel(cl.Program(client.context, WARMUP_SOURCE.format(salt=next(_salts))).build(),
+
+def wake_compiler(setup: Setup) -> None:
+    """Wake the compiler up (LLVM start-up, PoCL's first work-group code generation) for
+    both tools: one throw-away build and launch."""
+    context = setup.client.context
+    wake = cl.Kernel(cl.Program(context, WARMUP_SOURCE.format(salt=next(_salts))).build(),
                      "wake")
-    wake_buf = cl.Buffer(client.context, cl.mem_flags.READ_WRITE, 4 * 64)
-    wake(stream.queue, (64,), (16,), wake_buf).wait()
+    wake_buf = cl.Buffer(context, cl.mem_flags.READ_WRITE, 4 * 64)
+    wake(setup.stream.queue, (64,), (16,), wake_buf).wait()
 
-    rep_results = []
-    last_clm = None
-    for rep in range(reps):
-        source = SOURCES[args.kernel].format(salt=next(_salts))
-        first = "KernelTuner" if rep % 2 == 0 else "clmodes"
-        runs: dict[str, dict[str, object]] = {}
-        order = ["kernel_tuner", "clmodes"] if first == "KernelTuner" else ["clmodes", "kernel_tuner"]
-        for tool in order:
-            if tool == "kernel_tuner":
-                runs[tool] = run_kernel_tuner(
-                    kernel_tuner, platform_index, device_index, (C_host, A_host, B_host), source
-                )
-            else:
-                runs[tool] = run_clmodes(client, stream, bufs, source, rep)
-                runs[tool]["max_rel_error"] = check_result(stream, bufs, (C_host, A_host, B_host))
-                last_clm = runs[tool]
-            log(f"  rep {rep}: {tool} {runs[tool]['wall_s']:.2f} s -> {runs[tool]['choice']}")
-        rep_results.append({"rep": rep, "first": first, **runs})
-    if last_clm["max_rel_error"] > 1e-4:
-        raise RuntimeError(f"clmodes' winner computed a wrong product ({last_clm['max_rel_error']})")
 
-    log("exhaustive re-measurement")
-    ex = exhaustive(client, bufs, last_clm["_source"], ex_rounds, log)
-    best = min(ex, key=lambda n: ex[n]["median_s"])
-    worst = max(ex, key=lambda n: ex[n]["median_s"])
-    best_min = min(ex, key=lambda n: ex[n]["min_s"])
+def run_rep(setup: Setup, kernel_tuner, kernel: str, rep: int,
+            log: Callable[[str], None]) -> dict[str, object]:
+    """One cold tuning run of each tool on a freshly salted source, alternating who goes
+    first."""
+    source = SOURCES[kernel].format(salt=next(_salts))
+    first = "KernelTuner" if rep % 2 == 0 else "clmodes"
+    runs: dict[str, dict[str, object]] = {}
+    order = ["kernel_tuner", "clmodes"] if first == "KernelTuner" else ["clmodes", "kernel_tuner"]
+    for tool in order:
+        if tool == "kernel_tuner":
+            runs[tool] = run_kernel_tuner(
+                kernel_tuner, setup.platform_index, setup.device_index, setup.host, source
+            )
+        else:
+            runs[tool] = run_clmodes(setup.client, setup.stream, setup.bufs, source, rep)
+            runs[tool]["max_rel_error"] = check_result(setup.stream, setup.bufs, setup.host)
+        log(f"  rep {rep}: {tool} {runs[tool]['wall_s']:.2f} s -> {runs[tool]['choice']}")
+    return {"rep": rep, "first": first, **runs}
+
+
+def rate_choices(rep_results: list[dict], ex: dict[str, dict[str, float]]) -> dict[str, str]:
+    """Each tool's choice relative to the exhaustive best (added to the reps); the best,
+    worst and best-by-fastest-run configurations."""
+    ranked = {
+        "best": min(ex, key=lambda n: ex[n]["median_s"]),
+        "worst": max(ex, key=lambda n: ex[n]["median_s"]),
+        "best_min": min(ex, key=lambda n: ex[n]["min_s"]),
+    }
+    best, best_min = ranked["best"], ranked["best_min"]
     for rep in rep_results:
         for tool in ("kernel_tuner", "clmodes"):
             choice = rep[tool]["choice"]
@@ -617,25 +653,17 @@ def main(argv: list[str] | None = None) -> int:
                 # The same with each config's fastest run: contention only ever adds time.
                 "relative_to_best_by_min": ex[choice]["min_s"] / ex[best_min]["min_s"],
             }
+    return ranked
 
-    log("tune-cache hit overhead")
-    hit = hit_overhead(client, stream, bufs, last_clm["_tunable"], last_clm["_names"],
-                       last_clm["_source"], hit_calls, hit_rounds, log)
 
-    for rep in rep_results:
-        for key in ("_tunable", "_names", "_source"):
-            rep["clmodes"].pop(key, None)
-
-    kt_walls = [r["kernel_tuner"]["wall_s"] for r in rep_results]
-    clm_walls = [r["clmodes"]["wall_s"] for r in rep_results]
-    kt_quality = [r["kernel_tuner"]["quality"]["relative_to_best"] for r in rep_results]
-    clm_quality = [r["clmodes"]["quality"]["relative_to_best"] for r in rep_results]
+def breakdown(rep_results: list[dict]) -> dict[str, float]:
+    """Where each tool's time went, median over the repetitions."""
     def med(tool: str, field: str, fn=None) -> float:
         return statistics.median(
             float(fn(r[tool]) if fn else r[tool][field]) for r in rep_results
         )
 
-    breakdown = {
+    return {
         "kt_compile_s": med("kernel_tuner", "compile_s"),
         "kt_benchmark_s": med("kernel_tuner", "benchmark_s"),
         "kt_sampled_device_s": med("kernel_tuner", "sampled_device_s"),
@@ -647,15 +675,23 @@ def main(argv: list[str] | None = None) -> int:
         "clm_dropped": med("clmodes", "", lambda r: len(r["dropped"])),
         "clm_other_s": med("clmodes", "other_s"),
     }
+
+
+def summarize(rep_results: list[dict], ranked: dict[str, str], hit: dict[str, object]) -> dict:
+    """The headline figures and whether each meets its target."""
+    kt_walls = [r["kernel_tuner"]["wall_s"] for r in rep_results]
+    clm_walls = [r["clmodes"]["wall_s"] for r in rep_results]
+    kt_quality = [r["kernel_tuner"]["quality"]["relative_to_best"] for r in rep_results]
+    clm_quality = [r["clmodes"]["quality"]["relative_to_best"] for r in rep_results]
     summary = {
-        "breakdown": breakdown,
+        "breakdown": breakdown(rep_results),
         "kernel_tuner_wall_s": statistics.median(kt_walls),
         "clmodes_wall_s": statistics.median(clm_walls),
         "ratio_clmodes_over_kernel_tuner": statistics.median(clm_walls) / statistics.median(kt_walls),
         "target_clmodes_over_kernel_tuner": 0.5,
-        "exhaustive_best": best,
-        "exhaustive_worst": worst,
-        "exhaustive_best_by_min": best_min,
+        "exhaustive_best": ranked["best"],
+        "exhaustive_worst": ranked["worst"],
+        "exhaustive_best_by_min": ranked["best_min"],
         # the worst choice over the repetitions, relative to the exhaustive best (median)
         "quality_ratio_kernel_tuner_choice_over_best": max(kt_quality),
         "quality_ratio_clmodes_choice_over_best": max(clm_quality),
@@ -669,29 +705,74 @@ def main(argv: list[str] | None = None) -> int:
         "kernel_tuner_quality": summary["quality_ratio_kernel_tuner_choice_over_best"] <= 1.05,
         "hit_overhead": summary["hit_overhead_us"] < 20.0,
     }
+    return summary
+
+
+def meta(setup: Setup, kernel_tuner, args: argparse.Namespace, size: Sizes, started: float,
+         load_before: tuple[float, float, float]) -> dict[str, object]:
+    """How and where the benchmark ran (total_s and the load average are taken now)."""
+    return {
+        "device": setup.client.device.label,
+        "fingerprint": setup.client.device.fingerprint.exact,
+        "env": {name: os.environ.get(name)
+                for name in ("POCL_KERNEL_CACHE", "PYOPENCL_NO_CACHE", "CLMODES_CACHE_DIR")},
+        "kernel_tuner": getattr(kernel_tuner, "__version__", None) or dist_version("kernel_tuner"),
+        "pyopencl": cl.VERSION_TEXT,
+        "clmodes": clmodes.__version__,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "n": N,
+        "kernel": args.kernel,
+        "configs": [config_name(bx, by) for bx, by in itertools.product(BLOCK_X, BLOCK_Y)],
+        "race_policy": repr(clmodes.RacePolicy()),  # a string: ci/bench/run collects *ratio*
+        "reps": size.reps,
+        "exhaustive_rounds": size.ex_rounds,
+        "clmodes_setup_s": setup.setup_s,
+        "quick": args.quick,
+        "total_s": time.perf_counter() - started,
+        "loadavg_before": load_before,
+        "loadavg_after": os.getloadavg(),
+    }
+
+
+def run_all(setup: Setup, kernel_tuner, args: argparse.Namespace, size: Sizes,
+            log: Callable[[str], None]) -> tuple[list[dict], dict, dict[str, str], dict]:
+    """The repetitions, the exhaustive re-measurement and the hit overhead, in that order;
+    (reps, exhaustive table, ranked configurations, hit overhead)."""
+    rep_results = [run_rep(setup, kernel_tuner, args.kernel, rep, log) for rep in range(size.reps)]
+    last_clm = rep_results[-1]["clmodes"]
+    if last_clm["max_rel_error"] > 1e-4:
+        raise RuntimeError(f"clmodes' winner computed a wrong product ({last_clm['max_rel_error']})")
+    log("exhaustive re-measurement")
+    ex = exhaustive(setup.client, setup.bufs, last_clm["_source"], size.ex_rounds, log)
+    ranked = rate_choices(rep_results, ex)
+    log("tune-cache hit overhead")
+    hit = hit_overhead(setup.client, setup.stream, setup.bufs, last_clm["_tunable"],
+                       last_clm["_names"], last_clm["_source"], size.hit_calls,
+                       size.hit_rounds, log)
+    for rep in rep_results:
+        for key in ("_tunable", "_names", "_source"):
+            rep["clmodes"].pop(key, None)
+    return rep_results, ex, ranked, hit
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    log = progress_logger(args.quiet)
+    kernel_tuner = import_kernel_tuner()
+    if kernel_tuner is None:
+        return 2
+    if os.environ.get("POCL_KERNEL_CACHE") != "0" or _CACHE_DIR is None:
+        log("warning: not run as a script; PoCL's kernel cache or the clmodes store may be warm")
+    size = sizes(args)
+    started = time.perf_counter()
+    load_before = os.getloadavg()
+    setup = set_up(log)
+    wake_compiler(setup)
+    rep_results, ex, ranked, hit = run_all(setup, kernel_tuner, args, size, log)
+    summary = summarize(rep_results, ranked, hit)
     results = {
-        "meta": {
-            "device": client.device.label,
-            "fingerprint": client.device.fingerprint.exact,
-            "env": {name: os.environ.get(name)
-                    for name in ("POCL_KERNEL_CACHE", "PYOPENCL_NO_CACHE", "CLMODES_CACHE_DIR")},
-            "kernel_tuner": getattr(kernel_tuner, "__version__", None) or _dist_version("kernel_tuner"),
-            "pyopencl": cl.VERSION_TEXT,
-            "clmodes": clmodes.__version__,
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "n": N,
-            "kernel": args.kernel,
-            "configs": [config_name(bx, by) for bx, by in itertools.product(BLOCK_X, BLOCK_Y)],
-            "race_policy": repr(clmodes.RacePolicy()),  # a string: ci/bench/run collects *ratio*
-            "reps": reps,
-            "exhaustive_rounds": ex_rounds,
-            "clmodes_setup_s": setup_s,
-            "quick": args.quick,
-            "total_s": time.perf_counter() - started,
-            "loadavg_before": load_before,
-            "loadavg_after": os.getloadavg(),
-        },
+        "meta": meta(setup, kernel_tuner, args, size, started, load_before),
         "summary": summary,
         "reps": rep_results,
         "exhaustive": ex,
@@ -703,14 +784,6 @@ def main(argv: list[str] | None = None) -> int:
     if _CACHE_DIR is not None:
         shutil.rmtree(_CACHE_DIR, ignore_errors=True)
     return 0
-
-
-def _dist_version(name: str) -> str | None:
-    try:
-        from importlib.metadata import version
-        return version(name)
-    except Exception:  # noqa: BLE001
-        return None
 
 
 if __name__ == "__main__":

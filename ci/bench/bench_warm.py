@@ -77,7 +77,7 @@ import clmodes
 t_import = time.perf_counter() - t0
 import importlib, inspect, json, os
 import numpy as np
-import clmodes.binaries, clmodes.server, clmodes.tune.tunable
+import clmodes.programs, clmodes.server, clmodes.tune.tunable
 
 spec = json.loads(os.environ["WARM_BENCH_CHILD"])
 timers = {}
@@ -105,7 +105,7 @@ def timed(owner, name, label):
 timed(clmodes.server.DeviceServer, "_build", "build_s")        # Program.build from source
 timed(clmodes.server.DeviceServer, "_load", "load_s")          # program from a stored binary
 timed(clmodes.tune.tunable.Tunable, "_tune", "tune_s")         # a tune: gather, build, race
-timed(clmodes.binaries, "capture", "capture_s")                # reading BINARIES, storing them
+timed(clmodes.programs, "capture", "capture_s")                # reading BINARIES, storing them
 
 def resolve(name):
     module, _, attr = name.partition(":")

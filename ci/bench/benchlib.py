@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 import time
 from collections.abc import Callable
 
@@ -26,3 +27,20 @@ def write_json(path: str | None, results: object) -> None:
         with open(path, "w") as handle:
             json.dump(results, handle, indent=2)
             handle.write("\n")
+
+
+def progress_logger(quiet: bool) -> Callable[[str], None]:
+    """A progress printer to stderr (stdout carries the report), silent with --quiet."""
+    def log(message: str) -> None:
+        if not quiet:
+            print(message, file=sys.stderr, flush=True)
+    return log
+
+
+def dist_version(name: str) -> str | None:
+    """An installed distribution's version, None if unknown (for a benchmark's meta)."""
+    try:
+        from importlib.metadata import version
+        return version(name)
+    except Exception:  # noqa: BLE001
+        return None

@@ -11,7 +11,7 @@ from clmodes.execution.overrides import (
     ProcessModeOverride,
     StreamModeOverride,
     process_mode,
-    record,
+    tally,
 )
 from clmodes.execution.statistics import (
     AutotuneStatistics,
@@ -36,6 +36,6 @@ __all__ = [
     "StreamModeOverride",
     "default_stream_mode",
     "process_mode",
-    "record",
+    "tally",
     "resolve_launch_mode",
 ]

@@ -60,7 +60,7 @@ def process_mode() -> ProcessMode:
     return _current
 
 
-def record(counter: Counter, amount: int = 1) -> None:
+def tally(counter: Counter, amount: int = 1) -> None:
     """Count something the process did into every live override's collector (once each)."""
     if amount:
         for collector in _collectors:

@@ -1,7 +1,8 @@
-"""Autotuning: tunables, measurement with profiling events, the tune cache (DESIGN §2)."""
+"""Autotuning: tunables, racing candidates by profiling events (`clmodes.measure`), the
+tune cache (DESIGN §2)."""
 
 from clmodes.tune.cache import TuneKey, tune_cache
-from clmodes.tune.measure import Measurement, RacePolicy
+from clmodes.tune.racing import Measurement, RacePolicy
 from clmodes.tune.tunable import Tunable
 from clmodes.tune.variants import Variant, grid, kernel_variants
 

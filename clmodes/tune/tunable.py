@@ -24,21 +24,20 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable, Mapping
 
 from clmodes._version import __version__
-from clmodes.client import client
 from clmodes.errors import TuneError
-from clmodes.execution import Counter, ProcessMode, process_mode, record
-from clmodes.probe import cached as cached_probe
-from clmodes.roofline import roofline_fraction
+from clmodes.execution import Counter, ProcessMode, process_mode, tally
 from clmodes.execution.usage import unrecorded
+from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
+from clmodes.probing.cache import cached as cached_probe
+from clmodes.roofline import roofline_fraction
 from clmodes.store import default_store
 from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey, tune_cache
-from clmodes.tune.measure import Candidate, RacePolicy, race, scratch_copies
+from clmodes.tune.racing import Candidate, RacePolicy, race
 
 log = logging.getLogger("clmodes")
 
@@ -112,7 +111,7 @@ class Tunable:
             if process_mode() is ProcessMode.COMPILE_ONLY:
                 # Which candidate the workload uses is not known until the tune.
                 with unrecorded():
-                    self._gather(_measurement_stream(stream), args, key)
+                    self._gather(measurement_stream(stream), args, key)
                     return self.candidates[self._names[0]](stream, *args)
             winner = tune_cache.tune_once(key, lambda: self._tune(stream, args, key))
         return self.candidates[winner](stream, *args)
@@ -131,13 +130,12 @@ class Tunable:
     def _gather(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> set[str]:
         """Run every candidate with queue-only launches; return the names that raised."""
         failed = set()
-        with stream.gathering():
-            for name, candidate in self.candidates.items():
-                try:
-                    candidate(stream, *args)
-                except Exception as error:  # noqa: BLE001 - dropped with a warning
-                    log.warning("%s: candidate %r dropped: %s", self._describe(key), name, error)
-                    failed.add(name)
+        for name, candidate in self.candidates.items():
+            try:
+                gather(stream, lambda candidate=candidate: candidate(stream, *args))
+            except Exception as error:  # noqa: BLE001 - dropped with a warning
+                log.warning("%s: candidate %r dropped: %s", self._describe(key), name, error)
+                failed.add(name)
         return failed
 
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
@@ -146,14 +144,14 @@ class Tunable:
 
     def _measure_and_record(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
         started = time.perf_counter()
-        stream = _measurement_stream(caller)
+        stream = measurement_stream(caller)
         caller.finish()  # the caller's pending work may still be writing the inputs
         inputs = (
             tuple(self.measure_args(stream, *args)) if self.measure_args
             else scratch_copies(args, stream)
         )
         failed = self._gather(stream, inputs, key)
-        stream.build_queued()  # one batch for every candidate's kernels
+        build_queued(stream)  # one batch for every candidate's kernels
         runnable = {n: c for n, c in self.candidates.items() if n not in failed}
         measured, dropped = race(runnable, stream, inputs, self.policy, self._describe(key))
         dropped.update({name: "failed while gathering its kernels" for name in failed})
@@ -175,7 +173,7 @@ class Tunable:
         }
         self._score(caller, args, entry, key)
         stored = default_store().put_tune(*key, entry)
-        record(Counter.KEYS)
+        tally(Counter.KEYS)
         log.info(
             "%s tuned on %s: %r (%.3g s median) of %d candidates in %.2f s",
             self._describe(key), caller.device.label, best.name, best.median,
@@ -210,7 +208,3 @@ class Tunable:
                          "bandwidth_gbps": probed.bandwidth_gbps,
                          "compute_gflops": probed.compute_gflops}
 
-
-def _measurement_stream(caller: Stream) -> Stream:
-    """A stream of the caller's device for this thread's measurements."""
-    return client(caller.device).stream(f"clmodes.measure.{threading.get_ident()}")

@@ -1,8 +1,8 @@
-"""Timing candidates with OpenCL profiling events, and choosing a winner robustly.
+"""Racing candidates timed with OpenCL profiling events, and choosing a winner robustly.
 
-A sample is the sum of START..END over every launch a candidate makes on the measurement
-stream: device time only, so host-side Python overhead and queueing gaps do not decide
-between kernels. Each candidate is run `warmup` times first (PoCL generates a kernel's
+A sample is `clmodes.measure.device_seconds` of one run: the sum of START..END over every
+launch a candidate makes on the measurement stream, device time only, so host-side Python
+overhead and queueing gaps do not decide between kernels. Each candidate is run `warmup` times first (PoCL generates a kernel's
 work-group function at its first enqueue per local size, which costs hundreds of
 milliseconds and must not be counted).
 
@@ -32,10 +32,7 @@ import logging
 import statistics
 from collections.abc import Callable, Mapping
 
-import pyopencl as cl
-import pyopencl.array as cla
-
-from clmodes.execution import StreamMode, StreamModeOverride
+from clmodes.measure import device_seconds, executing
 from clmodes.stream import Stream
 
 log = logging.getLogger("clmodes")
@@ -68,18 +65,10 @@ class Measurement:
         return {"median_s": self.median, "samples_s": self.samples}
 
 
-class CandidateFailed(Exception):
-    """A candidate that could not be measured; it is dropped with a warning."""
-
-
 def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...]) -> float:
-    """One run of a candidate: seconds of device time over all the launches it made."""
-    with stream.capture_events() as events:
-        candidate(stream, *args)
-    if not events:
-        raise CandidateFailed("it launched nothing on the stream it was given")
-    cl.wait_for_events(events)
-    return sum(e.profile.end - e.profile.start for e in events) * 1e-9
+    """One run of a candidate: seconds of device time over all the launches it made
+    (`clmodes.measure.NothingLaunched` if it made none: it is dropped with a warning)."""
+    return device_seconds(stream, lambda: candidate(stream, *args))
 
 
 def race(
@@ -96,7 +85,7 @@ def race(
     then lands on every candidate alike instead of on whichever was being measured, and
     drops compare candidates over the same rounds."""
     dropped: dict[str, str] = {}
-    with StreamModeOverride(stream, StreamMode.EXECUTE):
+    with executing(stream):
         measured = _warm_up(candidates, stream, args, policy, describe, dropped)
         for index in range(policy.total_samples):
             names = list(measured)
@@ -184,20 +173,3 @@ def _enough(measured: dict[str, Measurement], round_time: float, policy: RacePol
     slowest = max(m.median for m in measured.values())
     return round_time > policy.sample_budget_s or slowest > policy.slow_sample_s
 
-
-def scratch_copies(args: tuple[object, ...], stream: Stream) -> tuple[object, ...]:
-    """Buffer arguments copied onto the measurement stream, so measuring never writes the
-    caller's buffers; everything else passed through."""
-    copies: list[object] = []
-    for arg in args:
-        if isinstance(arg, cla.Array):
-            copies.append(arg.copy(queue=stream.queue))
-        elif isinstance(arg, cl.MemoryObjectHolder) and not isinstance(arg, cl.Image):
-            # Buffers, and pool allocations (PooledBuffer is not a cl.Buffer subclass).
-            buffer = cl.Buffer(stream.context, cl.mem_flags.READ_WRITE, arg.size)
-            cl.enqueue_copy(stream.queue, buffer, arg)
-            copies.append(buffer)
-        else:
-            copies.append(arg)
-    stream.finish()
-    return tuple(copies)

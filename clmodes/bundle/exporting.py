@@ -1,0 +1,24 @@
+"""`export`: the store's entries, all or one device model's, written to a bundle."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from clmodes.bundle.errors import BundleError
+from clmodes.bundle.files import write
+from clmodes.client import client
+from clmodes.store import Store, default_store
+
+
+def export(path: str | os.PathLike[str], device: object = None, store: Store | None = None) -> dict[str, Any]:
+    """Write the store's entries (all, or one device model's) to a bundle; return its manifest."""
+    model = client(device).device.fingerprint.model if device is not None else None
+    store = store or default_store()
+    entries = store.entries(model)
+    if not (entries.tune or entries.binaries):
+        where = f" for {model}" if model else ""
+        raise BundleError(f"nothing to export{where}: the store at "
+                          f"{store.location} holds no entries (run `clmodes warm` first)")
+    return write(Path(path), entries)

@@ -1,0 +1,31 @@
+"""`inspect`: what a bundle holds and how it would apply here, without writing anything."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from clmodes.bundle.files import read
+from clmodes.bundle.matching import match_devices
+from clmodes.device import Device
+from clmodes.store import StoreEntries
+
+
+def inspect(path: str | os.PathLike[str], local: list[Device] | None = None) -> dict[str, Any]:
+    """What a bundle holds and how it would apply on this machine (writes nothing)."""
+    bundle = read(path)
+    return {"file": str(bundle.path), "manifest": bundle.manifest,
+            "matches": [m.as_dict() for m in match_devices(bundle.manifest, local)],
+            "roofline": rooflines(bundle.entries)}
+
+
+def rooflines(entries: StoreEntries) -> list[dict[str, Any]]:
+    """Per tuned key whose record has one: the winner's roofline fraction (`Tunable` cost)."""
+    found = []
+    for row in entries.tune:
+        record = json.loads(row.value)
+        if isinstance(record.get("roofline"), (int, float)):
+            found.append({"model": row.model, "tunable": row.tunable, "key": row.tune_key,
+                          "winner": record["winner"], "roofline": record["roofline"]})
+    return found

@@ -1,0 +1,28 @@
+"""The `clmodes` command. The library logs and returns reports; only this package prints.
+
+Every verb takes `--json` for scripts. User errors (no device, unknown module or
+function, a bad argument) exit non-zero with one line on standard error, no traceback
+(`errors.py`). Layout: `parser.py` wires the verbs, one module per verb group runs the
+library and builds the payload, `render.py` prints it.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pyopencl
+
+from clmodes.cli.errors import UsageError, run_verb
+from clmodes.cli.parser import build_parser
+from clmodes.cli.warm import load_workload
+
+__all__ = ["UsageError", "load_workload", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; return its exit status (0, 1 for a failed check, 2 user error)."""
+    args = build_parser().parse_args(argv)
+    # pyopencl turns any compiler output into a warning; the command is an application and
+    # keeps its output clean (the library logs the compiler's output at DEBUG instead).
+    warnings.filterwarnings("ignore", category=pyopencl.CompilerWarning)
+    return run_verb(args.run, args)

@@ -1,0 +1,26 @@
+"""`clmodes cache info|clear`: the store, as the command shows and empties it."""
+
+from __future__ import annotations
+
+import argparse
+
+from clmodes.store import default_store
+from clmodes.cli.devices import select_device
+from clmodes.cli.render import cache_clear_text, cache_info_text, emit
+
+
+def run_cache_info(args: argparse.Namespace) -> int:
+    """Where the store is, and what it holds per device model and driver."""
+    emit(args.json, default_store().info(), cache_info_text)
+    return 0
+
+
+def run_cache_clear(args: argparse.Namespace) -> int:
+    """Delete every entry, or (with `--device`) only that device model's."""
+    device = select_device(args)
+    store = default_store()
+    model = device.fingerprint.model if device else None
+    deleted = store.clear(model)
+    report = {"store": store.location, "device": model, "deleted": deleted}
+    emit(args.json, report, cache_clear_text)
+    return 0

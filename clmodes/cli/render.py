@@ -1,0 +1,190 @@
+"""Everything the command prints: `--json` for scripts, text for people.
+
+Verbs build a plain payload (the JSON a script reads) and hand it here with the text
+renderer that goes with it, so that the text is always a view of exactly what `--json`
+would print, never a second source of numbers. Renderers are pure functions of the
+payload: no library calls, no device access.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+Payload = Any
+
+
+def emit(as_json: bool, payload: Payload, text: Callable[[Payload], str]) -> None:
+    """Print `payload` as indented JSON or as `text(payload)`; the one print of a verb."""
+    print(json.dumps(payload, indent=2) if as_json else text(payload))
+
+
+# -- devices ---------------------------------------------------------------------------
+
+
+def devices_text(rows: list[dict[str, Any]]) -> str:
+    return "\n".join(
+        f"[{r['index']}] {r['label']}\n    model: {r['model']}\n    exact: {r['exact']}"
+        for r in rows
+    )
+
+
+# -- warm and demo ---------------------------------------------------------------------
+
+
+def warm_text(r: dict[str, Any]) -> str:
+    c = r["compilation"]
+    return (
+        f"warmed {r['workload']} on {', '.join(r['devices']) or 'no device'} "
+        f"in {r['seconds']} s\n"
+        f"  kernels: {c['compiled']} compiled, {c['loaded']} loaded, in {c['builds']} build(s)\n"
+        f"  autotune: {r['autotune']['keys']} keys tuned\n"
+        f"  store: {r['store']}"
+    )
+
+
+def demo_text(r: dict[str, Any]) -> str:
+    c0 = r["after_compile_only"]["compilation"]
+    c1 = r["after_compile_and_autotune"]["compilation"]
+    return (
+        f"device: {r['device']}\n"
+        f"COMPILE_ONLY pass:         {c0['kernels']} kernels obtained, {c0['builds']} builds\n"
+        f"COMPILE_AND_AUTOTUNE pass: {c1['kernels']} kernels obtained "
+        f"({c1['compiled']} compiled, {c1['loaded']} loaded), {c1['builds']} build(s)\n"
+        f"EXECUTE pass result correct: {r['result_ok']}  ({r['seconds']} s)"
+    )
+
+
+# -- cache -----------------------------------------------------------------------------
+
+
+def cache_info_text(info: dict[str, Any]) -> str:
+    lines = [f"store: {info['location']} ({info['bytes']} bytes)"]
+    if not info["devices"]:
+        lines.append("  (empty)")
+    for model, entry in info["devices"].items():
+        lines.extend(_cache_model_lines(model, entry))
+    return "\n".join(lines)
+
+
+def _cache_model_lines(model: str, entry: dict[str, Any]) -> list[str]:
+    lines = [f"  {model}",
+             f"    tune results: {entry['tune_results']} ({entry['tune_bytes']} bytes)"]
+    if entry.get("probe_results"):
+        lines.append(f"    throughput probe: {entry['probe_results']}")
+    for exact, driver in entry["drivers"].items():
+        lines.append(f"    {_driver_part(exact, model)}")
+        lines.append(
+            f"      program binaries: {driver['binaries']} ({driver['binary_bytes']} bytes)"
+            f", kernels indexed: {driver['kernels']}"
+        )
+    return lines
+
+
+def cache_clear_text(r: dict[str, Any]) -> str:
+    return (f"cleared {r['deleted']} entries from {r['store']}"
+            + (f" for {r['device']}" if r["device"] else ""))
+
+
+def _driver_part(exact: str, model: str) -> str:
+    """An exact fingerprint is `model + " / " + driver...`: show what the model line lacks."""
+    return exact[len(model) + 3:]
+
+
+# -- bundles ---------------------------------------------------------------------------
+
+
+def bundle_export_text(r: dict[str, Any]) -> str:
+    return f"exported {r['file']}: " + _counts(r["manifest"]) + "\n" + _manifest_devices(r["manifest"])
+
+
+def bundle_merge_text(r: dict[str, Any], inputs: int) -> str:
+    return (f"merged {inputs} bundles into {r['file']}: " + _counts(r["manifest"]) + "\n"
+            + _manifest_devices(r["manifest"]))
+
+
+def bundle_import_text(r: dict[str, Any]) -> str:
+    lines = [f"imported {r['file']} into {r['store']}"]
+    for d in r["devices"]:
+        lines.extend(_imported_device_lines(d))
+    if not any(r["added"].values()):
+        lines.append("nothing applied: no entry in this bundle is new for a device here")
+    return "\n".join(lines)
+
+
+def _imported_device_lines(d: dict[str, Any]) -> list[str]:
+    lines = [f"  {d['exact'] or d['model']}", "    " + _match_text(d)]
+    if d["match"] == "none":
+        return lines
+    binaries = d["binaries"]
+    lines.append(f"    tune results: {d['tune']['added']} added of {d['tune']['in_bundle']}"
+                 " (entries measured here are kept)")
+    used = "added" if binaries["used"] else "dropped (driver differs)"
+    lines.append(f"    program binaries: {binaries['added'] if binaries['used'] else 0} "
+                 f"of {binaries['in_bundle']} {used}")
+    return lines
+
+
+def bundle_inspect_text(r: dict[str, Any]) -> str:
+    manifest = r["manifest"]
+    return (
+        f"{r['file']}: clmodes bundle schema {manifest['schema']}, made by clmodes "
+        f"{manifest['clmodes']} on {manifest['created']}\n"
+        + _counts(manifest) + "\n" + _manifest_devices(manifest) + "\non this machine:\n"
+        + "\n".join(f"  {m['exact'] or m['model']}\n    {_match_text(m)}" for m in r["matches"])
+        + "".join(f"\nroofline: {x['tunable']} {x['key']}: {x['winner']} at {x['roofline']:.0%}"
+                  for x in r.get("roofline", []))
+    )
+
+
+def _counts(manifest: dict[str, Any]) -> str:
+    c = manifest["counts"]
+    return (f"{c['tune']} tune results, {c['binaries']} program binaries, "
+            f"{c['kernels']} kernels, {len(manifest['devices'])} device model(s)")
+
+
+def _manifest_devices(manifest: dict[str, Any]) -> str:
+    lines = []
+    for d in manifest["devices"]:
+        lines.append(f"  [{d['vendor']}] {d['model']}: {d['tune']} tune results")
+        for driver in d["drivers"]:
+            lines.append(f"      {_driver_part(driver['exact'], d['model'])}: "
+                         f"{driver['binaries']} binaries, {driver['kernels']} kernels")
+    return "\n".join(lines)
+
+
+def _match_text(m: dict[str, Any]) -> str:
+    if m["match"] == "exact":
+        return f"exact match with {m['local_device']}: binaries and tune results used"
+    if m["match"] == "model":
+        return (f"same model as {m['local_device']}, other {', '.join(m['differs']) or 'driver'}: "
+                "tune results used, binaries dropped")
+    return f"no match here (differs in {', '.join(m['differs'])}): skipped"
+
+
+# -- probe -----------------------------------------------------------------------------
+
+_PROBE_HEADER = (f"  {'figure':8} {'value':>9}  {'unit':8} {'per launch':>12}  "
+                 f"{'global x local':>16}  {'per item':>8}  samples  rounds  stable")
+
+
+def probe_text(r: dict[str, Any]) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["measured_at"]))
+    origin = "cached" if r["from_cache"] else "measured now"
+    lines = [f"{r['device']}", f"  {origin}: {when}, took {r['seconds']:.2f} s", _PROBE_HEADER]
+    lines.extend(_figure_row(f) for f in (*r["bandwidth"], *r["compute"]))
+    lines.append(f"  roofline: min({r['bandwidth_gbps']:.2f} GB/s x FLOP/byte, "
+                 f"{r['compute_gflops']:.2f} GFLOP/s); ridge at "
+                 f"{r['compute_gflops'] / r['bandwidth_gbps']:.2f} FLOP/byte")
+    lines.append(f"  statistic: {r['statistic']}")
+    return "\n".join(lines)
+
+
+def _figure_row(f: dict[str, Any]) -> str:
+    work = f"{f['work'] / 2**20:.0f} MiB" if f["unit"] == "GB/s" else f"{f['work'] / 1e9:.2f} GFLOP"
+    shape = f"{f['global_size']} x {f['local_size']}"
+    return (f"  {f['name']:8} {f['value']:9.2f}  {f['unit']:8} {work:>12}  "
+            f"{shape:>16}  {f['per_item']:>8}  "
+            f"{f['samples']:>7}  {f['rounds']:>6}  {'yes' if f['stable'] else 'no':>6}")

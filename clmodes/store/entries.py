@@ -1,0 +1,34 @@
+"""All of the store's entries at once, as typed rows: what a bundle exports and imports.
+
+An import is one transaction and never overwrites: an entry already here (measured or
+built on this machine) wins over one from elsewhere."""
+
+from __future__ import annotations
+
+import time
+
+from clmodes.store.binaries import add_binary_rows, binary_rows
+from clmodes.store.kernels import add_kernel_rows, kernel_rows
+from clmodes.store.schema import StoreEntries
+from clmodes.store.transactions import Database
+from clmodes.store.tunes import add_tune_rows, tune_rows
+
+
+def read_entries(db: Database, model: str | None = None) -> StoreEntries:
+    """Every entry (or one device model's: tune results of the model, binaries and
+    kernels of all its drivers)."""
+    return StoreEntries(
+        tune=tune_rows(db, model), binaries=binary_rows(db, model), kernels=kernel_rows(db, model)
+    )
+
+
+def add_entries(db: Database, entries: StoreEntries) -> StoreEntries:
+    """Insert entries in one transaction; an entry already here wins. Returns the entries
+    that were added."""
+    now = time.time()
+    with db.transaction() as connection:
+        return StoreEntries(
+            tune=add_tune_rows(connection, entries.tune, now),
+            binaries=add_binary_rows(connection, entries.binaries, now),
+            kernels=add_kernel_rows(connection, entries.kernels),
+        )

@@ -1,0 +1,101 @@
+"""`Store`: the store's public face, one method per thing callers do with it.
+
+Each method delegates to the module of its table (`tunes`, `probes`, `binaries`,
+`kernels`), to `entries` (bundles) or to `maintenance`; opening and recovery are
+`connection`'s, transactions and deferral `transactions`'."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from clmodes.store import binaries as binary_table
+from clmodes.store import entries as bulk
+from clmodes.store import kernels as kernel_index
+from clmodes.store import maintenance, probes, tunes
+from clmodes.store.connection import open_store
+from clmodes.store.kernels import KernelSpec
+from clmodes.store.schema import StoreEntries
+from clmodes.store.transactions import Database
+
+
+class Store(Database):
+    """One SQLite database of tune results, probe results and program binaries.
+    Thread-safe (one connection, one lock); process-safe (WAL). `directory` None: in
+    memory; a directory that cannot be used falls back to memory (with a warning)."""
+
+    def __init__(self, directory: Path | str | None) -> None:
+        super().__init__(*open_store(directory))
+
+    # -- tune results ------------------------------------------------------------------
+
+    def get_tune(self, model: str, tunable: str, key: str, candidates: str) -> dict[str, Any] | None:
+        return tunes.get_tune(self, model, tunable, key, candidates)
+
+    def put_tune(
+        self, model: str, tunable: str, key: str, candidates: str, value: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Record a measured winner unless another process recorded one first; return the
+        entry now in the store, so that every process agrees on one winner per key."""
+        return tunes.put_tune(self, model, tunable, key, candidates, value)
+
+    # -- throughput probes -------------------------------------------------------------
+
+    def get_probe(self, model: str) -> dict[str, Any] | None:
+        """A device model's probe result (`clmodes.probe`), as stored; None if absent or
+        unreadable (with a warning)."""
+        return probes.get_probe(self, model)
+
+    def put_probe(self, model: str, value: dict[str, Any]) -> None:
+        """Record (or replace: a refresh re-measures) a device model's probe result."""
+        probes.put_probe(self, model, value)
+
+    # -- program binaries --------------------------------------------------------------
+
+    def put_binary(
+        self, exact: str, batch: str, units: list[str], binary: bytes, kernels: list[KernelSpec]
+    ) -> None:
+        """A batch's program binary and the index from each of its kernels to it.
+        `kernels`: (kernel key, kernel name, argument info or None)."""
+        binary_table.put_binary(self, exact, batch, units, binary, kernels)
+
+    def index_kernels(self, exact: str, batch: str, kernels: list[KernelSpec]) -> None:
+        kernel_index.index_kernels(self, exact, batch, kernels)
+
+    def kernel_batches(self, exact: str, kernel_keys: list[str]) -> dict[str, str]:
+        """kernel key -> batch hash, for the kernels the store holds binaries of."""
+        return kernel_index.kernel_batches(self, exact, kernel_keys)
+
+    def batch_kernels(self, exact: str, batch: str) -> dict[str, object]:
+        """kernel key -> argument info (parsed JSON, None if unreadable) of one batch."""
+        return kernel_index.batch_kernels(self, exact, batch)
+
+    def get_binary(self, exact: str, batch: str) -> tuple[bytes, list[str]] | None:
+        """A batch's binary and unit keys, or None if absent or failing its checksum."""
+        return binary_table.get_binary(self, exact, batch)
+
+    def drop_binary(self, exact: str, batch: str) -> None:
+        binary_table.drop_binary(self, exact, batch)
+
+    # -- bundles -------------------------------------------------------------------------
+
+    def entries(self, model: str | None = None) -> StoreEntries:
+        """Every entry (or one device model's), as typed rows, for a bundle."""
+        return bulk.read_entries(self, model)
+
+    def add_entries(self, entries: StoreEntries) -> StoreEntries:
+        """Insert entries in one transaction; an entry already here (measured or built
+        locally) wins. Returns the entries that were added."""
+        return bulk.add_entries(self, entries)
+
+    # -- maintenance ---------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        """Location, bytes, and entries per device model (tune results) and, under each
+        model, per exact device + driver (program binaries and indexed kernels)."""
+        return maintenance.info(self)
+
+    def clear(self, model: str | None = None) -> int:
+        """Delete every entry, or those of one device model (all its drivers). Returns the
+        number of entries deleted."""
+        return maintenance.clear(self, model)

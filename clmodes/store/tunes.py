@@ -1,0 +1,91 @@
+"""The tune table: one measured winner per (format, device model, tunable, key, candidates).
+
+The first winner recorded is the one every process uses: a second process that measured
+the same key concurrently gets the stored entry back instead of its own, so that all
+processes agree. An entry that does not parse is a miss (with a warning) and is replaced
+by the next measurement.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from typing import Any
+
+from clmodes.store.contention import patiently
+from clmodes.store.schema import FORMAT_VERSION, TuneRow, model_filter
+from clmodes.store.transactions import Database
+
+log = logging.getLogger("clmodes")
+
+INSERT = "INSERT OR IGNORE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)"
+SELECT_VALUE = ("SELECT value FROM tune WHERE format=? AND model=? AND tunable=? AND tune_key=? "
+                "AND candidates=?")
+
+
+def get_tune(db: Database, model: str, tunable: str, key: str, candidates: str) -> dict[str, Any] | None:
+    rows = db.query(SELECT_VALUE, (FORMAT_VERSION, model, tunable, key, candidates))
+    if not rows:
+        return None
+    value = parse_record(rows[0][0])
+    if value is None:
+        log.warning(
+            "clmodes store %s: unreadable tune entry for %s key %s; re-tuning",
+            db.location, tunable, key,
+        )
+    return value
+
+
+def put_tune(
+    db: Database, model: str, tunable: str, key: str, candidates: str, value: dict[str, Any]
+) -> dict[str, Any]:
+    """Record a measured winner unless another process recorded one first; return the
+    entry now in the store, so that every process agrees on one winner per key."""
+    text = json.dumps(value, sort_keys=True)
+    parameters = (FORMAT_VERSION, model, tunable, key, candidates)
+    if db.stage(INSERT, (*parameters, text, time.time())):
+        return value
+    try:
+        return patiently(lambda: insert_once(db, parameters, text)) or value
+    except sqlite3.Error as error:
+        log.warning("clmodes store %s: could not record a tune result (%s)", db.location, error)
+    return value
+
+
+def insert_once(db: Database, parameters: tuple[Any, ...], text: str) -> dict[str, Any] | None:
+    """Insert unless an entry exists; return the existing entry, or None if inserted.
+    An existing entry that does not parse is replaced."""
+    with db.transaction() as connection:
+        row = connection.execute(SELECT_VALUE, parameters).fetchone()
+        existing = parse_record(row[0]) if row else None
+        if existing is None:
+            connection.execute(
+                "INSERT OR REPLACE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (*parameters, text, time.time()),
+            )
+        return existing
+
+
+def parse_record(text: object) -> dict[str, Any] | None:
+    """A tune record, or None if it is not JSON or names no winner."""
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("winner"), str):
+        return None
+    return value
+
+
+def tune_rows(db: Database, model: str | None) -> list[TuneRow]:
+    """Every tune entry, or one device model's."""
+    where, parameters = model_filter(model)
+    return [TuneRow.of(row) for row in db.query(f"SELECT {TuneRow.columns()} FROM tune" + where, parameters)]
+
+
+def add_tune_rows(connection: sqlite3.Connection, rows: list[TuneRow], now: float) -> list[TuneRow]:
+    """Insert inside the caller's transaction; an entry already here wins. Returns the
+    rows that were added."""
+    return [row for row in rows if connection.execute(INSERT, (*row.values(), now)).rowcount]
