@@ -5,7 +5,8 @@ Run real workload code so that its launches only gather and batch-compile their 
 The contract is DESIGN.md §2; the names exported here are fixed.
 """
 
-from clmodes.client import Client, client
+from clmodes.client import Client
+from clmodes.runtime import client
 from clmodes.device import Device, DeviceDescription, Fingerprint, devices
 from clmodes.errors import (
     ClmodesError,
@@ -28,7 +29,8 @@ from clmodes.execution import (
     process_mode,
 )
 from clmodes.kernel import Kernel
-from clmodes.store import Store, default_store, set_cache_dir
+from clmodes.store import Store
+from clmodes.runtime import default_store, set_cache_dir
 from clmodes.stream import Stream
 from clmodes.tune import RacePolicy, Tunable, Variant, kernel_variants
 from clmodes.warm import warm

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import pyopencl as cl
 
-from clmodes.device import Device, select
+from clmodes.device import Device
 from clmodes.server import DeviceServer
+from clmodes.store.store import Store
 from clmodes.stream import Stream
 
 
 class Client:
     """`clmodes.client(device)`: the device, its context and its named streams."""
 
-    def __init__(self, device: Device) -> None:
-        self.server = DeviceServer(device)
+    def __init__(self, device: Device, store: Callable[[], Store]) -> None:
+        """`store`: where its runtime keeps binaries (asked at each flush: the store can
+        be relocated)."""
+        self.server = DeviceServer(device, store)
         self._streams: dict[str, Stream] = {}
         self._lock = threading.Lock()
 
@@ -37,24 +41,3 @@ class Client:
 
     def __repr__(self) -> str:
         return f"<clmodes.Client {self.device.label}>"
-
-
-_clients: dict[int, Client] = {}
-_lock = threading.Lock()
-
-
-def client(device: object = None) -> Client:
-    """The client of a device: a `Device`, an index, a label substring, or
-    `$CLMODES_DEVICE`, else the first device."""
-    chosen = select(device)
-    with _lock:
-        found = _clients.get(chosen.index)
-        if found is None:
-            found = _clients[chosen.index] = Client(chosen)
-        return found
-
-
-def all_clients() -> list[Client]:
-    """Every client created so far in this process."""
-    with _lock:
-        return list(_clients.values())

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 import numpy as np
 import pyopencl.array as cla
 
-from clmodes.client import client
+from clmodes.runtime import client
 from clmodes.execution import (
     ExecutionStatistics,
     ProcessMode,

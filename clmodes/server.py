@@ -24,7 +24,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pyopencl as cl
 
@@ -38,7 +38,7 @@ from clmodes.execution import Counter, LaunchMode, tally, usage
 from clmodes.kernel import Kernel
 from clmodes.launchable import Launchable
 from clmodes.programs import HeldProgram, ObtainedKernel
-from clmodes.store import Store, default_store
+from clmodes.store import Store
 
 log = logging.getLogger("clmodes")
 
@@ -49,10 +49,11 @@ BUILD_OPTIONS = ("-cl-kernel-arg-info",)
 _QUEUE, _COMPILE = LaunchMode.QUEUE, LaunchMode.COMPILE
 
 class DeviceServer:
-    """The state of one device. Created once per device by `clmodes.client()`."""
+    """The state of one device. Created once per device by its runtime (`clmodes.client()`)."""
 
-    def __init__(self, device: Device) -> None:
+    def __init__(self, device: Device, store: Callable[[], Store]) -> None:
         self.device = device
+        self._store = store
         self.context = cl.Context([device.cl_device])
         self._lock = threading.Lock()  # guards the queue
         self._build_lock = threading.RLock()  # one build at a time; obtain() re-enters via flush()
@@ -112,7 +113,7 @@ class DeviceServer:
                 kernels, self._queue = list(self._queue.values()), {}
             if not kernels:
                 return
-            remaining = self._load_stored(kernels, default_store())
+            remaining = self._load_stored(kernels, self._store())
             for batch in plan(remaining, self.macros_for, max_units(self.device.platform_name)):
                 self._build_isolating(batch, remaining)
 

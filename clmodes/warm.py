@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from clmodes.client import all_clients
+
 from clmodes.execution import (
     ExecutionStatistics,
     ProcessMode,
@@ -32,7 +32,7 @@ from clmodes.execution import (
 )
 from clmodes.progress import TerminalProgress
 from clmodes.execution import usage
-from clmodes.store import default_store
+from clmodes.runtime import all_clients, default_runtime, default_store
 
 log = logging.getLogger("clmodes")
 
@@ -59,6 +59,9 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None) -> E
         shown.phase = "persisting"
         for client in all_clients():
             client.server.persist(store, used)
+    # Another process may have committed a different winner for a key first (the first
+    # recorded wins): forget what memory holds so every later call reads the store's.
+    default_runtime().tunes.forget()
     statistics = reader.statistics()
     log.info("warmed %r in %.2f s: %s", workload, time.perf_counter() - started, statistics)
     return statistics

@@ -207,3 +207,26 @@ def test_processes_opening_a_new_store_at_once_share_it(tmp_path):
     assert not any(r["memory"] for r in reports)
     (stored,) = sqlite3.connect(tmp_path / FILENAME).execute("SELECT value FROM tune").fetchall()
     assert {r["winner"] for r in reports} == {json.loads(stored[0])["winner"]}
+
+
+def test_a_tune_inside_a_deferral_reads_back_the_stored_winner(tmp_path):
+    first, second = Store(tmp_path), Store(tmp_path)  # two processes' connections
+    key = ("model", "t", '{"n": 1}', "abc")
+    assert first.put_tune(*key, {"winner": "b"})["winner"] == "b"
+    with second.deferred():
+        assert second.put_tune(*key, {"winner": "a"})["winner"] == "b"
+    assert first.get_tune(*key)["winner"] == "b"
+
+
+def test_a_deferral_holds_only_its_own_contexts_writes(tmp_path):
+    store = Store(tmp_path)
+    mine, theirs = ("m", "mine", "{}", "x"), ("m", "theirs", "{}", "x")
+    with store.deferred():
+        store.put_tune(*mine, {"winner": "a"})
+        other = threading.Thread(target=store.put_tune, args=(*theirs, {"winner": "b"}))
+        other.start()
+        other.join()
+        reader = Store(tmp_path)
+        assert reader.get_tune(*theirs)["winner"] == "b"  # written at once
+        assert reader.get_tune(*mine) is None  # held until the block ends
+    assert Store(tmp_path).get_tune(*mine)["winner"] == "a"

@@ -8,8 +8,9 @@ from typing import Any
 
 from clmodes.bundle.errors import BundleError
 from clmodes.bundle.files import write
-from clmodes.client import client
-from clmodes.store import Store, default_store
+from clmodes.runtime import client
+from clmodes.store import Store
+from clmodes.runtime import default_store
 
 
 def export(path: str | os.PathLike[str], device: object = None, store: Store | None = None) -> dict[str, Any]:

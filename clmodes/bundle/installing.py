@@ -13,7 +13,8 @@ from typing import Any
 from clmodes.bundle.files import read
 from clmodes.bundle.matching import DeviceMatch, match_devices
 from clmodes.device import Device
-from clmodes.store import FORMAT_VERSION, Store, StoreEntries, default_store
+from clmodes.store import FORMAT_VERSION, Store, StoreEntries
+from clmodes.runtime import default_store
 
 
 def install(

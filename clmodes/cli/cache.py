@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from clmodes.store import default_store
+from clmodes.runtime import default_store
 from clmodes.cli.devices import select_device
 from clmodes.cli.render import cache_clear_text, cache_info_text, emit
 

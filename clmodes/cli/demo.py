@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from clmodes import demo
-from clmodes.store import set_cache_dir
+from clmodes.runtime import set_cache_dir
 from clmodes.cli.devices import select_device
 from clmodes.cli.render import demo_text, emit
 

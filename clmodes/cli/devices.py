@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from clmodes.client import client
+from clmodes.runtime import client
 from clmodes.device import INSTALL_HINT, Device, devices
 from clmodes.errors import NoDeviceError
 from clmodes.cli.render import devices_text, emit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from clmodes.client import client
+from clmodes.runtime import client
 from clmodes.errors import ClmodesError
 from clmodes.probing import cached, probe
 from clmodes.cli.devices import select_device

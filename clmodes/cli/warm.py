@@ -10,8 +10,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from clmodes.client import all_clients
-from clmodes.store import default_store
+from clmodes.runtime import all_clients
+from clmodes.runtime import default_store
 from clmodes.warm import warm
 from clmodes.cli.devices import select_device
 from clmodes.cli.errors import UsageError

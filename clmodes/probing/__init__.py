@@ -62,7 +62,7 @@ gather / build / time by profiling events, is `clmodes.measure`, shared with aut
 """
 
 from clmodes.probing.api import STREAM_NAME, probe
-from clmodes.probing.cache import cached, forget
+from clmodes.probing.lookup import cached, forget
 from clmodes.probing.kernels import COPY, READ, WRITE, compute_kernel
 from clmodes.probing.measurement import buffer_bytes
 from clmodes.probing.result import PROBE_VERSION, Figure, ProbeError, ProbePolicy, ProbeResult

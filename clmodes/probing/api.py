@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 
 from clmodes.execution import ProcessMode, process_mode
-from clmodes.probing import cache
+from clmodes.probing.lookup import cached, resolve_client
+from clmodes.runtime import default_runtime
 from clmodes.probing.kernels import launch_small
 from clmodes.probing.measurement import measure_result
 from clmodes.probing.result import ProbePolicy, ProbeResult
@@ -29,10 +30,10 @@ def probe(
     `refresh=True` measures again and replaces the cached result. Under `COMPILE_ONLY`
     an uncached probe only queues its kernels and returns None (see the package notes).
     """
-    chosen = cache.resolve_client(client)
+    chosen = resolve_client(client)
     policy = policy or ProbePolicy()
     if not refresh:
-        found = cache.cached(chosen)
+        found = cached(chosen)
         if found is not None:
             return found
     stream = chosen.stream(STREAM_NAME)
@@ -42,12 +43,13 @@ def probe(
                  chosen.device.label)
         return None
     model = chosen.device.fingerprint.model
-    with cache.model_lock(model):
-        found = None if refresh else cache.in_memory(model)
+    probes = default_runtime().probes
+    with probes.model_lock(model):
+        found = None if refresh else probes.in_memory(model)
         if found is not None:  # measured by another thread meanwhile
             return found
         result = measure_result(stream, policy)
-        cache.remember(model, result)
+        probes.remember(model, result)
     log.info(
         "probed %s in %.2f s: read %.3g, write %.3g, copy %.3g GB/s; %s GFLOP/s",
         result.device, result.seconds, result.read_gbps, result.write_gbps, result.copy_gbps,

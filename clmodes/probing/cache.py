@@ -3,74 +3,64 @@
 Why per model (like tune results): peaks are the hardware's, a driver update rarely moves
 them. Memory answers repeated lookups (a tune's roofline scoring asks once per key)
 without reading the store; a per-model lock makes two threads probing one model measure
-it once.
+it once. One `ProbeCache` per runtime (`clmodes.runtime`); `lookup` is how the rest of
+clmodes reaches the default one.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
-from clmodes.client import Client
-from clmodes.client import client as get_client
-from clmodes.device import Device
 from clmodes.probing.result import ProbeResult
-from clmodes.store import default_store
+from clmodes.store.store import Store
 
 log = logging.getLogger("clmodes")
 
-_results: dict[str, ProbeResult] = {}  # model -> result
-_locks: dict[str, threading.Lock] = {}
-_lock = threading.Lock()
 
+class ProbeCache:
+    """A runtime's probe results, in memory and in its store."""
 
-def resolve_client(device: object) -> Client:
-    """A `Client` as given, else `clmodes.client(device)`."""
-    if isinstance(device, Client):
-        return device
-    return get_client(device)
+    def __init__(self, store: Callable[[], Store]) -> None:
+        self._store = store
+        self._results: dict[str, ProbeResult] = {}  # model -> result
+        self._locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
 
+    def model_lock(self, model: str) -> threading.Lock:
+        """The lock a measurement of `model` holds, so one model is measured once at a time."""
+        with self._lock:
+            return self._locks.setdefault(model, threading.Lock())
 
-def model_lock(model: str) -> threading.Lock:
-    """The lock a measurement of `model` holds, so one model is measured once at a time."""
-    with _lock:
-        return _locks.setdefault(model, threading.Lock())
+    def in_memory(self, model: str) -> ProbeResult | None:
+        """The result memory holds for a model (the store is not read)."""
+        return self._results.get(model)
 
+    def remember(self, model: str, result: ProbeResult) -> None:
+        """Cache a fresh result in memory and in the store, replacing any earlier one."""
+        with self._lock:
+            self._results[model] = result
+        self._store().put_probe(model, result.as_dict())
 
-def in_memory(model: str) -> ProbeResult | None:
-    """The result memory holds for a model (the store is not read)."""
-    return _results.get(model)
+    def cached(self, model: str) -> ProbeResult | None:
+        """The cached result of a device model, from memory or the store; None if none."""
+        found = self._results.get(model)
+        if found is not None:
+            return found
+        stored = self._store().get_probe(model)
+        if stored is None:
+            return None
+        try:
+            found = ProbeResult.from_dict(stored)
+        except ValueError as error:
+            log.warning("clmodes store: unusable probe result for %s (%s); it will be re-measured",
+                        model, error)
+            return None
+        with self._lock:
+            return self._results.setdefault(model, found)
 
-
-def remember(model: str, result: ProbeResult) -> None:
-    """Cache a fresh result in memory and in the store, replacing any earlier one."""
-    with _lock:
-        _results[model] = result
-    default_store().put_probe(model, result.as_dict())
-
-
-def cached(device: object = None) -> ProbeResult | None:
-    """The cached probe result of a device (a `Client`, a `Device`, or what
-    `clmodes.client()` takes), from memory or the store; None if none. Measures nothing."""
-    model = device.fingerprint.model if isinstance(device, Device) else \
-        resolve_client(device).device.fingerprint.model
-    found = _results.get(model)
-    if found is not None:
-        return found
-    stored = default_store().get_probe(model)
-    if stored is None:
-        return None
-    try:
-        found = ProbeResult.from_dict(stored)
-    except ValueError as error:
-        log.warning("clmodes store: unusable probe result for %s (%s); it will be re-measured",
-                    model, error)
-        return None
-    with _lock:
-        return _results.setdefault(model, found)
-
-
-def forget() -> None:
-    """Drop what memory holds (the store keeps its entries)."""
-    with _lock:
-        _results.clear()
+    def forget(self) -> None:
+        """Drop what memory holds (the store keeps its entries)."""
+        with self._lock:
+            self._results.clear()

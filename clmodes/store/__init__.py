@@ -20,7 +20,7 @@ Modules: `location` (where the store lives), `connection` (opening, recovery),
 """
 
 from clmodes.store.connection import FILENAME
-from clmodes.store.location import default_location, default_store, set_cache_dir
+from clmodes.store.location import default_location
 from clmodes.store.schema import (
     FORMAT_VERSION,
     SCHEMA_VERSION,
@@ -43,6 +43,4 @@ __all__ = [
     "StoreEntries",
     "TuneRow",
     "default_location",
-    "default_store",
-    "set_cache_dir",
 ]

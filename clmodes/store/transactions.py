@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from contextvars import ContextVar
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +31,8 @@ class Database:
 
     def __init__(self, connection: sqlite3.Connection, path: Path | None) -> None:
         self._lock = threading.RLock()
-        self._deferred: list[Statement] | None = None
+        self._pending: ContextVar[list[Statement] | None] = ContextVar(
+            f"clmodes_store_pending_{id(self)}", default=None)
         self._connection = connection
         self.path = path
 
@@ -62,34 +64,42 @@ class Database:
 
     @contextmanager
     def deferred(self) -> Iterator[None]:
-        """Hold every write until the block ends, then commit them in one transaction;
-        drop them all if the block raises. `warm()` uses this so that a workload that
-        fails leaves nothing half-written in the store."""
-        with self._lock:
-            if self._deferred is not None:
-                raise RuntimeError("store writes are already deferred")
-            self._deferred = []
+        """Hold this context's writes until the block ends, then commit them in one
+        transaction; drop them all if the block raises. `warm()` uses this so that a
+        workload that fails leaves nothing half-written in the store.
+
+        Only writes issued in the calling context are held (a `ContextVar`: the calling
+        thread, and what it runs): another thread's tune in the same process is written
+        at once, as it would be without a warm, instead of waiting on someone else's
+        transaction."""
+        if self._pending.get() is not None:
+            raise RuntimeError("store writes are already deferred")
+        pending: list[Statement] = []
+        token = self._pending.set(pending)
         try:
             yield
-        except BaseException:
-            with self._lock:
-                self._deferred = None
-            raise
-        with self._lock:
-            pending, self._deferred = self._deferred, None
+        finally:
+            self._pending.reset(token)
+        if not pending:
+            return
         try:
             patiently(lambda: self.execute_in_transaction(pending))
         except sqlite3.Error as error:
             log.warning("clmodes store %s: could not record %d entries (%s)",
                         self.location, len(pending), error)
 
+    @property
+    def deferring(self) -> bool:
+        """Are this context's writes being held (`deferred`)?"""
+        return self._pending.get() is not None
+
     def stage(self, sql: str, parameters: tuple[Any, ...]) -> bool:
-        """Hold a write back if writes are deferred (True); False: the caller writes now."""
-        with self._lock:
-            if self._deferred is None:
-                return False
-            self._deferred.append((sql, parameters))
-            return True
+        """Hold a write back if this context defers writes (True); False: write it now."""
+        pending = self._pending.get()
+        if pending is None:
+            return False
+        pending.append((sql, parameters))
+        return True
 
     def write(self, sql: str, parameters: tuple[Any, ...]) -> bool:
         """One write in its own transaction, or staged when writes are deferred."""

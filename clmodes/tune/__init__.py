@@ -1,7 +1,7 @@
 """Autotuning: tunables, racing candidates by profiling events (`clmodes.measure`), the
 tune cache (DESIGN §2)."""
 
-from clmodes.tune.cache import TuneKey, tune_cache
+from clmodes.tune.cache import TuneCache, TuneKey
 from clmodes.tune.racing import Measurement, RacePolicy
 from clmodes.tune.tunable import Tunable
 from clmodes.tune.variants import Variant, grid, kernel_variants
@@ -14,5 +14,5 @@ __all__ = [
     "Variant",
     "grid",
     "kernel_variants",
-    "tune_cache",
+    "TuneCache",
 ]

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import NamedTuple
 
-from clmodes.store import default_store
+from clmodes.store.store import Store
 
 
 class TuneKey(NamedTuple):
@@ -23,7 +23,10 @@ class TuneKey(NamedTuple):
 
 
 class TuneCache:
-    def __init__(self) -> None:
+    """A runtime's tune winners (`clmodes.runtime`), backed by its store."""
+
+    def __init__(self, store: Callable[[], Store]) -> None:
+        self._store = store
         self._winners: dict[TuneKey, str] = {}
         self._inflight: dict[TuneKey, threading.Event] = {}
         self._lock = threading.Lock()
@@ -32,7 +35,7 @@ class TuneCache:
         """The cached winner from memory or the store, else None."""
         found = self._winners.get(key)
         if found is None:
-            record = default_store().get_tune(*key)
+            record = self._store().get_tune(*key)
             if record is not None:
                 found = self._winners[key] = record["winner"]
         return found
@@ -63,5 +66,3 @@ class TuneCache:
         with self._lock:
             self._winners.clear()
 
-
-tune_cache = TuneCache()

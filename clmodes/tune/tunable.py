@@ -32,11 +32,12 @@ from clmodes.errors import TuneError
 from clmodes.execution import Counter, ProcessMode, process_mode, tally
 from clmodes.execution.usage import unrecorded
 from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
-from clmodes.probing.cache import cached as cached_probe
+from clmodes.probing.lookup import cached as cached_probe
 from clmodes.roofline import roofline_fraction
-from clmodes.store import default_store
+from clmodes.runtime import default_store
 from clmodes.stream import Stream
-from clmodes.tune.cache import TuneKey, tune_cache
+from clmodes.runtime import default_runtime
+from clmodes.tune.cache import TuneKey
 from clmodes.tune.racing import Candidate, RacePolicy, race
 
 log = logging.getLogger("clmodes")
@@ -106,21 +107,21 @@ class Tunable:
         if len(self._names) == 1:
             return self.candidates[self._names[0]](stream, *args)
         key = self.tune_key(stream, args)
-        winner = tune_cache.winner(key)
+        winner = default_runtime().tunes.winner(key)
         if winner is None:
             if process_mode() is ProcessMode.COMPILE_ONLY:
                 # Which candidate the workload uses is not known until the tune.
                 with unrecorded():
                     self._gather(measurement_stream(stream), args, key)
                     return self.candidates[self._names[0]](stream, *args)
-            winner = tune_cache.tune_once(key, lambda: self._tune(stream, args, key))
+            winner = default_runtime().tunes.tune_once(key, lambda: self._tune(stream, args, key))
         return self.candidates[winner](stream, *args)
 
     def winner(self, stream: Stream, *args: object) -> str | None:
         """The cached winner for these arguments, if any (tunes nothing)."""
         if len(self._names) == 1:
             return self._names[0]
-        return tune_cache.winner(self.tune_key(stream, args))
+        return default_runtime().tunes.winner(self.tune_key(stream, args))
 
     # -- a miss ------------------------------------------------------------------------
 

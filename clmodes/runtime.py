@@ -1,0 +1,125 @@
+"""`Runtime`: everything one process shares, held by one object instead of module globals.
+
+A runtime holds the store, the device clients (one per device, shared by all threads),
+the tune cache and the probe cache. The module-level functions (`clmodes.client()`,
+`clmodes.default_store()`, `clmodes.set_cache_dir()`) delegate to the default runtime,
+made on first use so that importing clmodes touches no device and no file.
+
+Why an object: the store, the clients and the caches were four ambient singletons in four
+modules, called from a dozen places; what belongs to one process is now in one place that
+a test or an embedding application can see whole. The caches are created here, lazily,
+from their own modules, which never import this one (no import circle).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from clmodes.client import Client
+from clmodes.device import select
+from clmodes.store.location import default_location
+from clmodes.store.store import Store
+
+if TYPE_CHECKING:
+    from clmodes.probing.cache import ProbeCache
+    from clmodes.tune.cache import TuneCache
+
+
+class Runtime:
+    """One process's store, clients and caches."""
+
+    def __init__(self, location: Path | str | None = None, *, default: bool = True) -> None:
+        """`location`: the store's directory (None with `default=False`: in memory);
+        by default `default_location()` ($CLMODES_CACHE_DIR or the user cache dir)."""
+        self._lock = threading.Lock()
+        self._location = location
+        self._use_default = default and location is None
+        self._store: Store | None = None
+        self._clients: dict[int, Client] = {}
+        self._tunes: "TuneCache | None" = None
+        self._probes: "ProbeCache | None" = None
+
+    @property
+    def store(self) -> Store:
+        """The store, opened on first use."""
+        with self._lock:
+            if self._store is None:
+                self._store = Store(default_location() if self._use_default else self._location)
+            return self._store
+
+    def relocate(self, directory: Path | str | None) -> Store:
+        """Move the store (None: in memory); returns the new one."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+            self._location, self._use_default = directory, False
+            self._store = Store(directory)
+            return self._store
+
+    def client(self, device: object = None) -> Client:
+        """The client of a device: a `Device`, an index, a label substring, or
+        `$CLMODES_DEVICE`, else the first device."""
+        chosen = select(device)
+        with self._lock:
+            found = self._clients.get(chosen.index)
+            if found is None:
+                found = self._clients[chosen.index] = Client(chosen, lambda: self.store)
+            return found
+
+    def clients(self) -> list[Client]:
+        """Every client created so far."""
+        with self._lock:
+            return list(self._clients.values())
+
+    @property
+    def tunes(self) -> "TuneCache":
+        with self._lock:
+            if self._tunes is None:
+                from clmodes.tune.cache import TuneCache
+
+                self._tunes = TuneCache(lambda: self.store)
+            return self._tunes
+
+    @property
+    def probes(self) -> "ProbeCache":
+        with self._lock:
+            if self._probes is None:
+                from clmodes.probing.cache import ProbeCache
+
+                self._probes = ProbeCache(lambda: self.store)
+            return self._probes
+
+
+_default: Runtime | None = None
+_default_lock = threading.Lock()
+
+
+def default_runtime() -> Runtime:
+    """The process's runtime, made on first use."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Runtime()
+        return _default
+
+
+def client(device: object = None) -> Client:
+    """`clmodes.client(device)`: the default runtime's client of a device."""
+    return default_runtime().client(device)
+
+
+def all_clients() -> list[Client]:
+    """Every client the default runtime has created."""
+    return default_runtime().clients()
+
+
+def default_store() -> Store:
+    """The process's store, opened on first use at `default_location()`."""
+    return default_runtime().store
+
+
+def set_cache_dir(directory: Path | str | None) -> Store:
+    """Relocate the process's store (None: in memory). Returns the new store."""
+    return default_runtime().relocate(directory)
