@@ -69,7 +69,7 @@ class DeviceServer:
 
     # -- the compile queue -------------------------------------------------------------
 
-    def enqueue(self, kernel: Kernel) -> None:
+    def queue_kernel(self, kernel: Kernel) -> None:
         """Queue a kernel for the next batch, unless it is already obtained or queued."""
         key = kernel.key
         if key in self._obtained or key in self._failed:
@@ -78,6 +78,8 @@ class DeviceServer:
             self._queue.setdefault(key, kernel)
 
     def queued(self) -> int:
+        """How many kernels wait in the compile queue (introspection: tests and benchmarks
+        check the contract with it)."""
         with self._lock:
             return len(self._queue)
 
@@ -86,6 +88,7 @@ class DeviceServer:
         return None if usage.live else self._obtained.get(kernel.key)
 
     def is_obtained(self, kernel: Kernel) -> bool:
+        """Is the kernel obtained (compiled or loaded) on this device? (introspection)"""
         return kernel.key in self._obtained
 
     def obtain(self, kernel: Kernel) -> Launchable:
@@ -99,7 +102,7 @@ class DeviceServer:
                 if held is not None:
                     self._adopt(held, [kernel], Counter.COMPILED if held.source else Counter.LOADED)
                 else:
-                    self.enqueue(kernel)
+                    self.queue_kernel(kernel)
                     self.flush()
         found = self._obtained.get(kernel.key)
         if found is None:
@@ -275,9 +278,9 @@ class DeviceServer:
                 for held in list(self._programs.values())
             )
 
-    # -- launching ---------------------------------------------------------------------
+    # -- acting on a launch's verdict ---------------------------------------------------------------------
 
-    def launch(
+    def act(
         self,
         queue: cl.CommandQueue,
         kernel: Kernel,
@@ -289,7 +292,7 @@ class DeviceServer:
         """Act on a verdict resolved by the caller's thread."""
         usage.note(kernel.key)
         if verdict is _QUEUE:
-            self.enqueue(kernel)
+            self.queue_kernel(kernel)
             return None
         launchable = self._obtained.get(kernel.key) or self.obtain(kernel)
         if verdict is _COMPILE:

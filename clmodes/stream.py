@@ -77,7 +77,7 @@ class Stream:
                 if self._capturing is not None:
                     self._capturing.append(event)
                 return event
-        event = self.server.launch(self.queue, kernel, verdict, global_size, local_size, args)
+        event = self.server.act(self.queue, kernel, verdict, global_size, local_size, args)
         if self._capturing is not None and event is not None:
             self._capturing.append(event)
         return event

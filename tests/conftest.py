@@ -9,11 +9,8 @@ checks on; anything they report fails the test.
 
 from __future__ import annotations
 
-import itertools
 import os
-import re
 import tempfile
-import threading
 import uuid
 
 # Never touch the user's real store: every test session (and its subprocesses) gets its own.
@@ -21,54 +18,17 @@ os.environ["CLMODES_CACHE_DIR"] = tempfile.mkdtemp(prefix="clmodes-tests-")
 # Oclgrind reads these when it loads: data-race detection on (out-of-bounds is always on).
 os.environ.setdefault("OCLGRIND_DATA_RACES", "1")
 
-import pyopencl as cl  # noqa: E402
 import pytest  # noqa: E402
 
 import clmodes  # noqa: E402
-
-_salt = itertools.count()
-OCLGRIND_ERRORS = re.compile(r"Invalid (read|write) of size|data race at|Uninitialized value")
-
-
-def fresh(source: str) -> str:
-    """A source no earlier test has obtained: kernels are identified by their source text."""
-    return f"/* test {uuid.uuid4().hex} {next(_salt)} */\n{source}"
-
-
-def is_oclgrind(device: clmodes.Device) -> bool:
-    return "oclgrind" in device.platform_name.lower()
-
-
-def test_devices() -> list[clmodes.Device]:
-    wanted = [w.strip().lower() for w in os.environ.get("CLMODES_TEST_DEVICES", "").split(",")
-              if w.strip()]
-    found = clmodes.devices()
-    if wanted:
-        found = [d for d in found if any(_selects(w, d) for w in wanted)]
-    return found
-
-
-def _selects(wanted: str, device: clmodes.Device) -> bool:
-    """A runtime's name ("pocl", "intel", "oclgrind", "nvidia") selects its devices only
-    (PoCL's device is "pthread-Intel(R) Xeon"); anything else is a label substring."""
-    vendors = {d.fingerprint.vendor.lower() for d in clmodes.devices()}
-    if wanted in vendors:
-        return device.fingerprint.vendor.lower() == wanted
-    return wanted in device.label.lower()
-
-
-test_devices.__test__ = False  # a helper, not a test
-
-
-def _device_id(device: clmodes.Device) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", device.platform_name.split()[0]).strip("-").lower()
+from support import OCLGRIND_ERRORS, BuildSpy, device_id, is_oclgrind, test_devices  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "oclgrind: small enough to run on the Oclgrind simulator")
 
 
-@pytest.fixture(params=test_devices(), ids=_device_id)
+@pytest.fixture(params=test_devices(), ids=device_id)
 def client(request: pytest.FixtureRequest, capfd: pytest.CaptureFixture[str]):
     device: clmodes.Device = request.param
     if is_oclgrind(device):
@@ -88,31 +48,10 @@ def stream(client: clmodes.Client) -> clmodes.Stream:
     return client.stream(f"test-{uuid.uuid4().hex[:8]}")
 
 
-class BuildSpy:
-    """Counts real `pyopencl.Program.build` calls (it still calls the real one)."""
-
-    def __init__(self) -> None:
-        self.sources: list[str] = []
-        self._lock = threading.Lock()
-
-    @property
-    def calls(self) -> int:
-        return len(self.sources)
-
-
 @pytest.fixture
 def build_spy(monkeypatch: pytest.MonkeyPatch) -> BuildSpy:
-    spy = BuildSpy()
-    real_build = cl.Program.build
-
-    def counting_build(program, *args, **kwargs):
-        source = program.get_info(cl.program_info.SOURCE)
-        with spy._lock:
-            spy.sources.append(source)
-        return real_build(program, *args, **kwargs)
-
-    monkeypatch.setattr(cl.Program, "build", counting_build)
-    return spy
+    """Every real `pyopencl.Program.build` of the test (see `support.BuildSpy`)."""
+    return BuildSpy().install(monkeypatch)
 
 
 @pytest.fixture

@@ -28,25 +28,14 @@ Keeps to ~3 minutes on a 2-core machine with PoCL.
 
 from __future__ import annotations
 
-import os
+import benchlib
 
-# Before pyopencl is imported anywhere: cold builds on both sides (DESIGN §4).
-os.environ.setdefault("POCL_KERNEL_CACHE", "0")
-os.environ.setdefault("PYOPENCL_NO_CACHE", "1")
-# A throw-away clmodes store: measurements stay cold, and their salted kernels never
+# Before pyopencl is imported anywhere: cold builds on both sides (DESIGN §4), and a
+# throw-away clmodes store: measurements stay cold, and their salted kernels never
 # clutter the user's real store.
-import atexit  # noqa: E402
-import shutil  # noqa: E402
-import tempfile  # noqa: E402
+benchlib.cold_caches(force=False)
+benchlib.temp_store("clmodes-bench-")
 
-_STORE_DIR = tempfile.mkdtemp(prefix="clmodes-bench-")
-os.environ["CLMODES_CACHE_DIR"] = _STORE_DIR
-atexit.register(shutil.rmtree, _STORE_DIR, ignore_errors=True)
-
-import argparse  # noqa: E402
-import gc  # noqa: E402
-import itertools  # noqa: E402
-import platform  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -55,11 +44,12 @@ import numpy as np  # noqa: E402
 import pyopencl as cl  # noqa: E402
 
 import clmodes  # noqa: E402
-from benchlib import timed, write_json  # noqa: E402
+from benchlib import loadavg_1min, progress_logger, salt_counter, write_json  # noqa: E402
 from clmodes import Kernel, ProcessMode, ProcessModeOverride  # noqa: E402
 from clmodes.batch import plan  # noqa: E402
 from clmodes.batch.limits import max_units  # noqa: E402
 from corpus_compile import run_corpus  # noqa: E402
+from launch_paths import run_launch  # noqa: E402
 
 # -- sources ---------------------------------------------------------------------------
 
@@ -95,17 +85,8 @@ __kernel void bench(__global real_t *out, __global const real_t *in, int n)
 }}
 """
 
-TINY_SOURCE = """\
-#define CLM_SALT {salt}
-__kernel void tiny(__global float *buf, int n)
-{{
-    int i = get_global_id(0);
-    if (i < n)
-        buf[i] += 1.0f + (float)(CLM_SALT % 2) * 1e-9f;
-}}
-"""
 
-_salts = itertools.count(int(time.time() * 1000) % 1_000_000_000)
+_salts = salt_counter()
 
 
 def variant_defines(i: int, k: int) -> dict[str, object]:
@@ -181,251 +162,96 @@ class CompileBench:
         return elapsed
 
 
+def sequential_indices(k: int, subset: int, per_kernel_estimate: float | None,
+                       seq_limit_s: float) -> tuple[list[int], bool]:
+    """The variants the sequential side builds, and whether its time is extrapolated
+    (when its estimate is over seq_limit_s: every (k // subset)-th variant, so the subset
+    spans the define values)."""
+    estimate = None if per_kernel_estimate is None else per_kernel_estimate * k
+    if estimate is not None and estimate > seq_limit_s:
+        return list(range(0, k, max(1, k // subset)))[:subset], True
+    return list(range(k)), False
+
+
+def compile_runs(bench: CompileBench, k: int, indices: list[int], extrapolated: bool,
+                 batched_reps: int, seq_reps: int, log) -> tuple[list[float], list[float]]:
+    """(batched runs, sequential runs) for K; sides alternate: batched, sequential,
+    batched, sequential, ..., batched."""
+    batched_times = [bench.batched(list(range(k)), k)]
+    log(f"  K={k}: batched {batched_times[-1]:.3f} s")
+    seq_times: list[float] = []
+    for rep in range(max(batched_reps - 1, seq_reps)):
+        if rep < seq_reps:
+            seq_times.append(bench.sequential(indices, k))
+            log(f"  K={k}: sequential {seq_times[-1]:.2f} s for {len(indices)} kernels"
+                + (" (to extrapolate)" if extrapolated else ""))
+        if len(batched_times) < batched_reps:
+            batched_times.append(bench.batched(list(range(k)), k))
+            log(f"  K={k}: batched {batched_times[-1]:.3f} s")
+    return batched_times, seq_times
+
+
+def compile_row(k: int, indices: list[int], extrapolated: bool, batched_times: list[float],
+                seq_times: list[float], preprocess: float) -> dict[str, object]:
+    measured = statistics.median(seq_times)
+    sequential = measured * k / len(indices)
+    batched = statistics.median(batched_times)
+    return {
+        "preprocess_s": preprocess,
+        "fraction_preprocess_of_batched": preprocess / batched,
+        "kernels": k,
+        "sequential_s": sequential,
+        "sequential_extrapolated": extrapolated,
+        "sequential_measured_kernels": len(indices),
+        "sequential_measured_s": measured,
+        "sequential_runs_s": seq_times,
+        "sequential_per_kernel_s": measured / len(indices),
+        "batched_s": batched,
+        "batched_runs_s": batched_times,
+        "batched_per_kernel_s": batched / k,
+        "ratio_sequential_over_batched": sequential / batched,
+    }
+
+
 def run_compile(bench: CompileBench, ks: list[int], batched_reps: int, seq_reps: dict[int, int],
                 seq_limit_s: float, subset: int, log) -> dict[str, dict[str, object]]:
     # Warm both paths up (LLVM start-up, first-build costs) on throw-away salts.
     bench.batched([0, 1], 2)
     bench.sequential([0], 2)
-
     per_kernel_estimate: float | None = None
     results: dict[str, dict[str, object]] = {}
     for k in ks:
-        batched_times: list[float] = []
-        batched_times.append(bench.batched(list(range(k)), k))
-        log(f"  K={k}: batched {batched_times[-1]:.3f} s")
-
-        estimate = None if per_kernel_estimate is None else per_kernel_estimate * k
-        extrapolated = estimate is not None and estimate > seq_limit_s
-        if extrapolated:
-            # Every (k // subset)-th variant, so the subset spans the define values.
-            indices = list(range(0, k, max(1, k // subset)))[:subset]
-        else:
-            indices = list(range(k))
-        seq_times: list[float] = []
-        # Alternate sides: batched, sequential, batched, sequential, ..., batched.
-        for rep in range(max(batched_reps - 1, seq_reps.get(k, 1))):
-            if rep < seq_reps.get(k, 1):
-                seq_times.append(bench.sequential(indices, k))
-                log(f"  K={k}: sequential {seq_times[-1]:.2f} s for {len(indices)} kernels"
-                    + (" (to extrapolate)" if extrapolated else ""))
-            if len(batched_times) < batched_reps:
-                batched_times.append(bench.batched(list(range(k)), k))
-                log(f"  K={k}: batched {batched_times[-1]:.3f} s")
-        measured = statistics.median(seq_times)
-        sequential = measured * k / len(indices)
+        indices, extrapolated = sequential_indices(k, subset, per_kernel_estimate, seq_limit_s)
+        batched_times, seq_times = compile_runs(bench, k, indices, extrapolated,
+                                                batched_reps, seq_reps.get(k, 1), log)
         # The next K's sequential side is estimated from the slowest run so far (a loaded
         # machine must not push the benchmark far past its time budget).
         slowest = max(seq_times) / len(indices)
         per_kernel_estimate = max(per_kernel_estimate or 0.0, slowest)
-
-        batched = statistics.median(batched_times)
-        preprocess = bench.preprocessing(k)
-        results[str(k)] = {
-            "preprocess_s": preprocess,
-            "fraction_preprocess_of_batched": preprocess / batched,
-            "kernels": k,
-            "sequential_s": sequential,
-            "sequential_extrapolated": extrapolated,
-            "sequential_measured_kernels": len(indices),
-            "sequential_measured_s": measured,
-            "sequential_runs_s": seq_times,
-            "sequential_per_kernel_s": measured / len(indices),
-            "batched_s": batched,
-            "batched_runs_s": batched_times,
-            "batched_per_kernel_s": batched / k,
-            "ratio_sequential_over_batched": sequential / batched,
-        }
+        results[str(k)] = compile_row(k, indices, extrapolated, batched_times, seq_times,
+                                      bench.preprocessing(k))
     return results
-
-
-# -- 2. and 3. launch paths ------------------------------------------------------------
-
-
-
-
-def run_launch(client: clmodes.Client, launches: int, rounds: int, dropped_calls: int,
-               log) -> tuple[dict[str, object], dict[str, object]]:
-    ctx = client.context
-    device = client.device.cl_device
-    stream = client.stream("bench-launch")
-    gsize = (64,)
-    n = np.int32(64)
-    mf = cl.mem_flags
-    buf_clm = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(64, np.float32))
-    buf_pcl = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(64, np.float32))
-
-    source = TINY_SOURCE.format(salt=next(_salts))
-    kernel = Kernel(source, "tiny")
-    queue = cl.CommandQueue(ctx, device, properties=cl.command_queue_properties.PROFILING_ENABLE)
-    knl = cl.Kernel(cl.Program(ctx, source).build(devices=[device]), "tiny")
-    knl.set_scalar_arg_dtypes([None, np.int32])
-
-    launch = stream.launch
-
-    def clm(count: int) -> None:
-        for _ in range(count):
-            launch(kernel, gsize, None, buf_clm, n)
-
-    def direct(count: int) -> None:
-        for _ in range(count):
-            knl(queue, gsize, None, buf_pcl, n)
-
-    # Warm-up: obtain/build, PoCL's work-group function generation at first enqueue.
-    if process_mode_name() != "EXECUTE":
-        raise RuntimeError("launch benchmark must run under EXECUTE")
-    if launch(kernel, gsize, None, buf_clm, n) is None:
-        raise RuntimeError("EXECUTE launch was dropped")
-    direct(1)
-    stream.finish()
-    queue.finish()
-    clm(200)
-    direct(200)
-    stream.finish()
-    queue.finish()
-
-    per_round = max(1, launches // rounds)
-
-    def measure(gated: bool) -> tuple[list[float], list[float]]:
-        """Per-launch seconds of each round, sides alternating first.
-
-        Free-running: the device executes while the loop enqueues (on PoCL its worker
-        threads share the host's cores with the loop). Gated: a marker waiting on a user
-        event holds the queue, so the loop times the host-side enqueue path alone.
-        """
-        clm_times: list[float] = []
-        pcl_times: list[float] = []
-        for r in range(rounds):
-            order = ((clm, stream.queue, clm_times), (direct, queue, pcl_times))
-            if r % 2:
-                order = order[::-1]
-            for fn, q, out in order:
-                gate = None
-                if gated:
-                    gate = cl.UserEvent(ctx)
-                    cl.enqueue_marker(q, wait_for=[gate])
-                out.append(timed(fn, per_round))
-                if gate is not None:
-                    gate.set_status(cl.command_execution_status.COMPLETE)
-                q.finish()
-            gc.collect()
-        return clm_times, pcl_times
-
-    clm_times, pcl_times = measure(gated=False)
-    gated_clm_times, gated_pcl_times = measure(gated=True)
-    # Both sides incremented their buffer once per launch: every launch really ran.
-    expected = 1 + 200 + 2 * per_round * rounds
-    got_clm = np.empty(64, np.float32)
-    got_pcl = np.empty(64, np.float32)
-    cl.enqueue_copy(stream.queue, got_clm, buf_clm)
-    cl.enqueue_copy(queue, got_pcl, buf_pcl)
-    stream.finish()
-    queue.finish()
-    if not (np.allclose(got_clm, expected) and np.allclose(got_pcl, expected)):
-        raise RuntimeError(f"launch check failed: {got_clm[0]}, {got_pcl[0]} != {expected}")
-
-    clm_us = statistics.median(clm_times) * 1e6
-    pcl_us = statistics.median(pcl_times) * 1e6
-    gated_clm_us = statistics.median(gated_clm_times) * 1e6
-    gated_pcl_us = statistics.median(gated_pcl_times) * 1e6
-    log(f"  launch: clmodes {clm_us:.2f} us, pyopencl {pcl_us:.2f} us "
-        f"(host side only: {gated_clm_us:.2f} us, {gated_pcl_us:.2f} us)")
-    launch_result = {
-        "global_size": gsize[0],
-        "launches_per_side": per_round * rounds,
-        "rounds": rounds,
-        "clmodes_us": clm_us,
-        "pyopencl_us": pcl_us,
-        "ratio_clmodes_over_pyopencl": clm_us / pcl_us,
-        "ratio_paired_median": statistics.median(a / b for a, b in zip(clm_times, pcl_times)),
-        "clmodes_rounds_us": [t * 1e6 for t in clm_times],
-        "pyopencl_rounds_us": [t * 1e6 for t in pcl_times],
-        "host_side": {
-            "method": "queue held by a marker waiting on a user event while the loop enqueues",
-            "clmodes_us": gated_clm_us,
-            "pyopencl_us": gated_pcl_us,
-            "ratio_clmodes_over_pyopencl": gated_clm_us / gated_pcl_us,
-            "ratio_paired_median": statistics.median(
-                a / b for a, b in zip(gated_clm_times, gated_pcl_times)
-            ),
-            "clmodes_added_us": gated_clm_us - gated_pcl_us,
-            "clmodes_rounds_us": [t * 1e6 for t in gated_clm_times],
-            "pyopencl_rounds_us": [t * 1e6 for t in gated_pcl_times],
-        },
-    }
-
-    # 3. Dropped launches of the (already obtained) tiny kernel.
-    def dropped(count: int) -> None:
-        for _ in range(count):
-            launch(kernel, gsize, None, buf_clm, n)
-
-    def check_dropped(mode: ProcessMode) -> None:
-        with ProcessModeOverride(mode):
-            if launch(kernel, gsize, None, buf_clm, n) is not None:
-                raise RuntimeError(f"launch under {mode.name} was not dropped")
-
-    check_dropped(ProcessMode.COMPILE_AND_AUTOTUNE)
-    check_dropped(ProcessMode.COMPILE_ONLY)
-    dropped_rounds = 10
-    per_dropped_round = max(1, dropped_calls // dropped_rounds)
-    compile_times: list[float] = []
-    queue_times: list[float] = []
-    for r in range(dropped_rounds):
-        order = ((ProcessMode.COMPILE_AND_AUTOTUNE, compile_times),
-                 (ProcessMode.COMPILE_ONLY, queue_times))
-        if r % 2:
-            order = order[::-1]
-        for mode, out in order:
-            with ProcessModeOverride(mode):
-                out.append(timed(dropped, per_dropped_round))
-    if client.server.queued():
-        raise RuntimeError("a QUEUE verdict for an obtained kernel queued it again")
-    compile_us = statistics.median(compile_times) * 1e6
-    queue_us = statistics.median(queue_times) * 1e6
-    log(f"  dropped: COMPILE {compile_us:.3f} us, QUEUE {queue_us:.3f} us")
-    dropped_result = {
-        "calls_per_mode": per_dropped_round * dropped_rounds,
-        "compile_verdict_us": compile_us,
-        "queue_verdict_us": queue_us,
-        "compile_verdict_rounds_us": [t * 1e6 for t in compile_times],
-        "queue_verdict_rounds_us": [t * 1e6 for t in queue_times],
-        "relative_to_execute_launch_clmodes": {
-            "compile_verdict": compile_us / clm_us,
-            "queue_verdict": queue_us / clm_us,
-        },
-    }
-    return launch_result, dropped_result
-
-
-def _loadavg() -> float | None:
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
-
-
-def process_mode_name() -> str:
-    return clmodes.process_mode().name
 
 
 # -- report ----------------------------------------------------------------------------
 
 
-def table(results: dict[str, object]) -> str:
-    lines = []
-    meta = results["meta"]
-    lines.append(f"clmodes core benchmark on {meta['device']}")
-    lines.append(
+def table_header(meta: dict) -> list[str]:
+    return [
+        f"clmodes core benchmark on {meta['device']}",
         f"POCL_KERNEL_CACHE={meta['env']['POCL_KERNEL_CACHE']} "
         f"PYOPENCL_NO_CACHE={meta['env']['PYOPENCL_NO_CACHE']}  "
         f"pyopencl {meta['pyopencl']}  clmodes {meta['clmodes']}  "
-        f"python {meta['python']}  cpus {meta['cpus']}"
-    )
-    lines.append("")
-    lines.append("1. Cold compile, time to obtain K kernels (one source, K define variants)")
+        f"python {meta['python']}  cpus {meta['cpus']}",
+        "",
+    ]
+
+
+def table_compile(compile_results: dict) -> list[str]:
+    lines = ["1. Cold compile, time to obtain K kernels (one source, K define variants)"]
     header = f"  {'K':>5}  {'sequential s':>14}  {'batched s':>10}  {'seq/batched':>11}  note"
-    lines.append(header)
-    lines.append("  " + "-" * (len(header) - 2))
-    for k, row in results["compile"].items():
+    lines += [header, "  " + "-" * (len(header) - 2)]
+    for k, row in compile_results.items():
         note = "target >= 10x" if k == "32" else ""
         if row["sequential_extrapolated"]:
             note = (note + "; " if note else "") + (
@@ -440,108 +266,109 @@ def table(results: dict[str, object]) -> str:
     lines.append("  batched: COMPILE_ONLY pass of stream.launch, then one obtain (builds of at most"
                  " the runtime's batch size, back to back); batched = median of runs")
     lines.append("  (neither side includes PoCL's per-kernel code generation at the first enqueue)")
-    for k, row in results["compile"].items():
+    for k, row in compile_results.items():
         lines.append(f"  K={k}: preprocessing {row['preprocess_s'] * 1000:.1f} ms = "
                      f"{row['fraction_preprocess_of_batched']:.1%} of the batched time")
     lines.append("")
-    lines.append("1b. Cold compile of the batching corpus (tests/corpus), per group")
-    header = (f"  {'group':<14} {'kernels':>7} {'separate s':>10} {'batched s':>9} {'builds':>6} "
-              f"{'sep/batched':>11} {'preprocess':>10}")
-    lines.append(header)
-    for name, row in results["corpus"].items():
+    return lines
+
+
+def table_corpus(corpus: dict) -> list[str]:
+    lines = ["1b. Cold compile of the batching corpus (tests/corpus), per group"]
+    lines.append(f"  {'group':<14} {'kernels':>7} {'separate s':>10} {'batched s':>9} "
+                 f"{'builds':>6} {'sep/batched':>11} {'preprocess':>10}")
+    for name, row in corpus.items():
         lines.append(
             f"  {name:<14} {row['kernels']:>7} {row['separate_s']:>10.2f} {row['batched_s']:>9.2f} "
             f"{row['builds']:>6} {row['ratio_separate_over_batched']:>10.2f}x "
             f"{row['fraction_preprocess_of_batched']:>10.1%}")
-    launch = results["launch"]
-    lines.append("")
-    lines.append(
-        f"2. Per-launch overhead, EXECUTE, {launch['global_size']} work items, "
-        f"{launch['launches_per_side']} launches per side in {launch['rounds']} interleaved rounds,"
-        " median"
-    )
+    return lines
+
+
+def table_sides(side: dict, target: str) -> list[str]:
+    return [
+        f"  {'  stream.launch (clmodes)':<36} {side['clmodes_us']:>9.2f} us",
+        f"  {'  pyopencl kernel call':<36} {side['pyopencl_us']:>9.2f} us",
+        f"  {'  ratio clmodes / pyopencl':<36} {side['ratio_clmodes_over_pyopencl']:>9.2f} x"
+        f"   ({target}median of per-round ratios {side['ratio_paired_median']:.2f} x",
+    ]
+
+
+def table_launch(launch: dict, dropped: dict) -> list[str]:
+    lines = ["", f"2. Per-launch overhead, EXECUTE, {launch['global_size']} work items, "
+             f"{launch['launches_per_side']} launches per side in {launch['rounds']} "
+             "interleaved rounds, median"]
     lines.append("  free-running (device executes meanwhile, sharing the host's cores):")
-    lines.append(f"  {'  stream.launch (clmodes)':<36} {launch['clmodes_us']:>9.2f} us")
-    lines.append(f"  {'  pyopencl kernel call':<36} {launch['pyopencl_us']:>9.2f} us")
-    lines.append(
-        f"  {'  ratio clmodes / pyopencl':<36} {launch['ratio_clmodes_over_pyopencl']:>9.2f} x"
-        f"   (target <= 1.3x; median of per-round ratios {launch['ratio_paired_median']:.2f} x)"
-    )
+    lines += table_sides(launch, "target <= 1.3x; ")
+    lines[-1] += ")"
     host = launch["host_side"]
     lines.append("  host side only (queue held by a user event during the loop, device idle):")
-    lines.append(f"  {'  stream.launch (clmodes)':<36} {host['clmodes_us']:>9.2f} us")
-    lines.append(f"  {'  pyopencl kernel call':<36} {host['pyopencl_us']:>9.2f} us")
-    lines.append(
-        f"  {'  ratio clmodes / pyopencl':<36} {host['ratio_clmodes_over_pyopencl']:>9.2f} x"
-        f"   (median of per-round ratios {host['ratio_paired_median']:.2f} x;"
-        f" clmodes adds {host['clmodes_added_us']:.2f} us)"
-    )
-    dropped = results["dropped"]
+    lines += table_sides(host, "")
+    lines[-1] += f"; clmodes adds {host['clmodes_added_us']:.2f} us)"
     lines.append("")
     lines.append(f"3. Dropped launch of an obtained kernel ({dropped['calls_per_mode']} calls per mode)")
     lines.append(f"  {'COMPILE_AND_AUTOTUNE (verdict COMPILE)':<40} {dropped['compile_verdict_us']:>7.3f} us")
     lines.append(f"  {'COMPILE_ONLY (verdict QUEUE)':<40} {dropped['queue_verdict_us']:>7.3f} us")
     lines.append("")
-    load = [meta["loadavg_1min_before"], meta["loadavg_1min_after"]]
-    load_text = "" if None in load else f" (1-min load average {load[0]:.2f} before, {load[1]:.2f} after)"
-    lines.append(f"total benchmark time {meta['total_s']:.1f} s{load_text}")
+    return lines
+
+
+def table(results: dict[str, object]) -> str:
+    meta = results["meta"]
+    lines = table_header(meta) + table_compile(results["compile"])
+    lines += table_corpus(results["corpus"])
+    lines += table_launch(results["launch"], results["dropped"])
+    load = benchlib.load_text(meta["loadavg_1min_before"], meta["loadavg_1min_after"])
+    lines.append(f"total benchmark time {meta['total_s']:.1f} s{load}")
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--json", metavar="OUT", help="write every figure as a JSON dict to OUT")
-    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+def parse_args(argv: list[str] | None):
+    parser = benchlib.parser(__doc__, json_help="write every figure as a JSON dict to OUT",
+                             quick_help="small sizes, for a smoke test")
     parser.add_argument("--seq-limit", type=float, default=60.0, metavar="S",
                         help="extrapolate a sequential side estimated over S seconds (default 60)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    def log(message: str) -> None:
-        if not args.quiet:
-            print(message, file=sys.stderr, flush=True)
 
-    if args.quick:
+def measure(client: clmodes.Client, quick: bool, seq_limit: float, log) -> dict[str, object]:
+    """Parts 1, 1b, 2 and 3 at the --quick or full sizes."""
+    if quick:
         ks, batched_reps, seq_reps, subset = [4, 8], 2, {4: 2, 8: 1}, 4
         launches, rounds, dropped_calls = 2000, 4, 20000
     else:
         ks, batched_reps, seq_reps, subset = [32, 128], 3, {32: 2, 128: 1}, 32
         launches, rounds, dropped_calls = 20000, 40, 200000
-
-    started = time.perf_counter()
-    load_before = _loadavg()
-    if load_before is not None and load_before > 0.5:
-        log(f"warning: load average {load_before:.2f} before starting: other work on this "
-            "machine will add noise (launch figures most)")
-    client = clmodes.client()
-    log(f"device: {client.device.label}")
     log("1. cold compile")
     compile_results = run_compile(
-        CompileBench(client), ks, batched_reps, seq_reps, args.seq_limit, subset, log
+        CompileBench(client), ks, batched_reps, seq_reps, seq_limit, subset, log
     )
     log("1b. cold compile of the batching corpus")
-    corpus_results = run_corpus(client, 1 if args.quick else 2, log)
+    corpus_results = run_corpus(client, 1 if quick else 2, log)
     log("2./3. launch paths")
     launch_result, dropped_result = run_launch(client, launches, rounds, dropped_calls, log)
+    return {"compile": compile_results, "corpus": corpus_results,
+            "launch": launch_result, "dropped": dropped_result}
 
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    log = progress_logger(args.quiet)
+    started = time.perf_counter()
+    load_before = benchlib.warn_if_loaded(log)
+    client = clmodes.client()
+    log(f"device: {client.device.label}")
+    figures = measure(client, args.quick, args.seq_limit, log)
     results = {
         "meta": {
-            "device": client.device.label,
-            "fingerprint": client.device.fingerprint.exact,
-            "env": {name: os.environ.get(name) for name in ("POCL_KERNEL_CACHE", "PYOPENCL_NO_CACHE")},
-            "pyopencl": cl.VERSION_TEXT,
-            "clmodes": clmodes.__version__,
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
+            **benchlib.run_meta(client.device),
             "quick": args.quick,
             "total_s": time.perf_counter() - started,
             "loadavg_1min_before": load_before,
-            "loadavg_1min_after": _loadavg(),
+            "loadavg_1min_after": loadavg_1min(),
         },
-        "compile": compile_results,
-        "corpus": corpus_results,
-        "launch": launch_result,
-        "dropped": dropped_result,
+        **figures,
     }
     print(table(results))
     write_json(args.json, results)

@@ -25,19 +25,13 @@ tuned/numpy. Exit status 0 unless --strict and the 4x target is missed.
 
 from __future__ import annotations
 
-import atexit
-import os
-import shutil
-import tempfile
+import benchlib
 
 # A throw-away clmodes store: the tune is measured in this run, never read from a cache.
-_STORE_DIR = tempfile.mkdtemp(prefix="kernels-cl-bench-")
-os.environ["CLMODES_CACHE_DIR"] = _STORE_DIR
-atexit.register(shutil.rmtree, _STORE_DIR, ignore_errors=True)
+benchlib.temp_store("kernels-cl-bench-")
 
-import argparse  # noqa: E402
 import importlib  # noqa: E402
-import json  # noqa: E402
+import os  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -175,8 +169,7 @@ def _table(device: str, results: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--json", metavar="OUT", help="also write the results as JSON to OUT")
+    parser = benchlib.parser(__doc__, json_help="also write the results as JSON to OUT")
     parser.add_argument("--size", type=int, nargs="+", default=[512], help="N (default 512)")
     parser.add_argument("--dtype", default="float32", choices=sorted(kernels_cl.DTYPES))
     parser.add_argument("--device", default=None, help="index or label substring")
@@ -190,19 +183,15 @@ def main(argv: list[str] | None = None) -> int:
     results = [bench(stream, n, np.dtype(args.dtype), args.repeat, args.rounds)
                for n in args.size]
     print(_table(device, results))
-    if args.json:
-        report = {
-            "device": device,
-            "fingerprint": stream.device.fingerprint.exact,
-            "pyopencl": cl.VERSION_TEXT,
-            "numpy": np.__version__,
-            "blas": _blas(),
-            "cpus": os.cpu_count(),
-            "target_tuned_over_naive": TARGET,
-            "results": results,
-        }
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=2)
+    benchlib.write_json(args.json, {
+        **benchlib.device_meta(stream.device),
+        "pyopencl": cl.VERSION_TEXT,
+        "numpy": np.__version__,
+        "blas": _blas(),
+        "cpus": os.cpu_count(),
+        "target_tuned_over_naive": TARGET,
+        "results": results,
+    }, newline=False)
     missed = any(r["tuned_over_naive"] < TARGET for r in results)
     return 1 if (args.strict and missed) else 0
 

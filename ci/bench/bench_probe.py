@@ -30,41 +30,15 @@ printed: other work on it shifts every figure.
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
+import benchlib
 
-ROOT = Path(__file__).resolve().parents[2]
+benchlib.register_intel()
+benchlib.temp_store("clmodes-bench-probe-")
 
-
-def _register_intel() -> None:
-    """Re-execute once with Intel's ICD registered, if its runtime is installed here."""
-    if os.environ.get("CLMODES_BENCH_REEXEC") or os.environ.get("OCL_ICD_VENDORS"):
-        return  # done already, or registered by the caller (`eval "$(python ci/opencl_env.py)"`)
-    if not (Path(sys.prefix) / "lib" / "libintelocl.so").exists():
-        return
-    out = subprocess.run([sys.executable, str(ROOT / "ci" / "opencl_env.py")],
-                         capture_output=True, text=True, check=False)
-    exports = {}
-    for line in out.stdout.splitlines():
-        if line.startswith("export "):
-            name, _, value = line[len("export "):].partition("=")
-            exports[name] = shlex.split(value)[0] if value else ""
-    if exports:
-        env = {**os.environ, **exports, "CLMODES_BENCH_REEXEC": "1"}
-        os.execve(sys.executable, [sys.executable, *sys.argv], env)
-
-
-_register_intel()
-os.environ["CLMODES_CACHE_DIR"] = tempfile.mkdtemp(prefix="clmodes-bench-probe-")
-
-import argparse  # noqa: E402
-import json  # noqa: E402
+import os  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 
@@ -72,6 +46,7 @@ import numpy as np  # noqa: E402
 import pyopencl as cl  # noqa: E402
 
 import clmodes  # noqa: E402
+from benchlib import samples, write_json  # noqa: E402
 
 
 def _device() -> clmodes.Client:
@@ -81,20 +56,10 @@ def _device() -> clmodes.Client:
     return clmodes.client(pocl[0] if pocl else None)
 
 
-def _timed(run, reps: int) -> list[float]:
-    run()  # warm-up: page faults, BLAS thread start-up
-    times = []
-    for _ in range(reps):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return times
-
-
 def numpy_copy(mib: int, reps: int) -> dict:
     source = np.ones(mib * (1 << 20) // 4, dtype=np.float32)
     target = np.empty_like(source)
-    times = _timed(lambda: np.copyto(target, source), reps)
+    times = samples(lambda: np.copyto(target, source), reps)
     moved = 2 * source.nbytes
     return {"bytes_moved": moved, "median_gbps": moved / statistics.median(times) / 1e9,
             "best_gbps": moved / min(times) / 1e9, "reps": reps, "mib": mib}
@@ -105,33 +70,25 @@ def numpy_matmul(n: int, reps: int) -> dict:
     a = rng.random((n, n), dtype=np.float32)
     b = rng.random((n, n), dtype=np.float32)
     out = np.empty((n, n), dtype=np.float32)
-    times = _timed(lambda: np.matmul(a, b, out=out), reps)
+    times = samples(lambda: np.matmul(a, b, out=out), reps)
     flops = 2 * n**3
     return {"flops": flops, "median_gflops": flops / statistics.median(times) / 1e9,
             "best_gflops": flops / min(times) / 1e9, "reps": reps, "n": n}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--json", metavar="OUT", help="write every figure as JSON to OUT")
-    parser.add_argument("--copy-mib", type=int, default=256, help="numpy copy size (MiB)")
-    parser.add_argument("--matmul", type=int, default=2048, help="numpy matmul size n")
-    parser.add_argument("--reps", type=int, default=7, help="timed numpy runs")
-    args = parser.parse_args(argv)
-    warnings.filterwarnings("ignore", category=cl.CompilerWarning)
-
-    client = _device()
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+def measure_probe(client: clmodes.Client) -> tuple[object, float, float]:
+    """The probe measured fresh: (its result, wall seconds, microseconds per cached call)."""
     started = time.perf_counter()
     result = clmodes.probe(client, refresh=True)
     wall = time.perf_counter() - started
     started = time.perf_counter()
     for _ in range(1000):
         clmodes.probe(client)
-    cached_us = (time.perf_counter() - started) / 1000 * 1e6
-    copy = numpy_copy(args.copy_mib, args.reps)
-    matmul = numpy_matmul(args.matmul, args.reps)
+    return result, wall, (time.perf_counter() - started) / 1000 * 1e6
 
+
+def print_figures(client: clmodes.Client, result, load: float, wall: float,
+                  cached_us: float) -> None:
     print(f"device: {client.device.label}")
     print(f"model:  {client.device.fingerprint.model}")
     print(f"host:   {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
@@ -147,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {f.name:8} {f.value:9.2f}  {f.unit:8} {work:>12}  {shape:>16}  {f.samples:>7}  "
               f"{f.rounds:>6}  {'yes' if f.stable else 'no'}")
     print()
+
+
+def print_side_by_side(result, copy: dict, matmul: dict, args) -> None:
     print(f"  {'side by side':40} {'probe':>10} {'numpy median':>13} {'numpy best':>11} "
           f"{'probe/median':>13}")
     rows = [
@@ -163,14 +123,30 @@ def main(argv: list[str] | None = None) -> int:
           f"{result.compute_gflops:.2f} GFLOP/s); ridge at {result.ridge_intensity:.2f} FLOP/byte")
     print(f"  statistic: {result.statistic}")
 
-    if args.json:
-        Path(args.json).write_text(json.dumps({
-            "device": client.device.label, "load_average": load, "probe_wall_s": wall,
-            "cached_call_us": cached_us, "probe": result.as_dict(),
-            "numpy_copy": copy, "numpy_matmul": matmul,
-            "ratio_probe_copy_over_numpy_copy": result.copy_gbps / copy["median_gbps"],
-            "ratio_probe_compute_over_numpy_matmul": result.compute_gflops / matmul["median_gflops"],
-        }, indent=2))
+
+def main(argv: list[str] | None = None) -> int:
+    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT")
+    parser.add_argument("--copy-mib", type=int, default=256, help="numpy copy size (MiB)")
+    parser.add_argument("--matmul", type=int, default=2048, help="numpy matmul size n")
+    parser.add_argument("--reps", type=int, default=7, help="timed numpy runs")
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore", category=cl.CompilerWarning)
+
+    client = _device()
+    load = benchlib.loadavg_1min()
+    load = float("nan") if load is None else load
+    result, wall, cached_us = measure_probe(client)
+    copy = numpy_copy(args.copy_mib, args.reps)
+    matmul = numpy_matmul(args.matmul, args.reps)
+    print_figures(client, result, load, wall, cached_us)
+    print_side_by_side(result, copy, matmul, args)
+    write_json(args.json, {
+        "device": client.device.label, "load_average": load, "probe_wall_s": wall,
+        "cached_call_us": cached_us, "probe": result.as_dict(),
+        "numpy_copy": copy, "numpy_matmul": matmul,
+        "ratio_probe_copy_over_numpy_copy": result.copy_gbps / copy["median_gbps"],
+        "ratio_probe_compute_over_numpy_matmul": result.compute_gflops / matmul["median_gflops"],
+    }, newline=False)
     return 0
 
 

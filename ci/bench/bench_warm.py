@@ -44,22 +44,22 @@ POCL_MEMORY_LIMIT=2 (GiB), which pins the size (harmless where it is not fingerp
 
 from __future__ import annotations
 
-import os
+import benchlib
 
 # Every process this script starts inherits these (and so does this one).
-os.environ["POCL_KERNEL_CACHE"] = "0"
-os.environ["PYOPENCL_NO_CACHE"] = "1"
+benchlib.cold_caches()
 
-import argparse  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import platform  # noqa: E402
 import shutil  # noqa: E402
-import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
+
+from warm_report import ratio, summarize, table, verdicts  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -265,13 +265,8 @@ def choose_workload(requested: str) -> dict:
 
 
 def loadavg() -> list[float] | None:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
-
-
-KINDS = ("floor", "cold_S", "warm_S", "warmed_S", "warm_8S", "cold_8S")
+    load = benchlib.loadavg()
+    return None if load is None else [round(x, 2) for x in load]
 
 
 def one_rep(spec: dict, size: int, probes: int, pin: bool, scratch: Path) -> dict:
@@ -292,179 +287,8 @@ def one_rep(spec: dict, size: int, probes: int, pin: bool, scratch: Path) -> dic
     return rep
 
 
-def median(values: list[float]) -> float | None:
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
-
-
-def summarize(reps: list[dict]) -> dict:
-    """Medians per kind of every numeric figure."""
-    out: dict[str, dict] = {}
-    for kind in KINDS:
-        runs = [r[kind] for r in reps]
-        figures: dict[str, float | None] = {}
-        for name in ("inside_s", "process_wall_s", "import_s", "build_s", "load_s", "tune_s",
-                     "tune_build_s", "capture_s"):
-            default = None if name in ("inside_s", "process_wall_s", "import_s") else 0.0
-            figures[name] = median([r.get(name, default) for r in runs])
-        if runs[0].get("passes_s"):
-            figures["gather_pass_s"] = median([r["passes_s"][0] for r in runs])
-            figures["tune_pass_s"] = median([r["passes_s"][1] for r in runs])
-        if runs[0].get("probes_s"):
-            figures["execution_s"] = median([min(r["probes_s"]) for r in runs])
-        if kind != "floor":
-            # what the named parts leave: for runs, execution and PoCL's code generation at
-            # each kernel's first enqueue; for warm, the gather pass, dropped launches, the
-            # store commit
-            figures["other_s"] = median([
-                r["inside_s"] - r["import_s"] - sum(r.get(k, 0.0) for k in (
-                    "build_s", "load_s", "tune_s", "capture_s"))
-                for r in runs
-            ])
-        out[kind] = figures
-    return out
-
-
-def ratio(a: float | None, b: float | None) -> float | None:
-    return a / b if a is not None and b else None
-
-
-def verdicts(reps: list[dict]) -> dict:
-    """Did the warmed runs hit the store? Do results agree? Did the fingerprint drift?"""
-    checks: dict[str, object] = {}
-    for size_tag in ("S",):
-        hits = []
-        for r in reps:
-            warmed, warm = r[f"warmed_{size_tag}"], r[f"warm_{size_tag}"]
-            s = warmed["statistics"]
-            comp, tune = s["compilation"], s["autotune"]
-            hit = (comp["compiled"] == 0 and comp["builds"] == 0 and tune["keys"] == 0
-                   and comp["loaded"] == comp["kernels"])
-            hits.append({"hit": hit, "warmed": s, "warm": warm["statistics"],
-                         "same_model": warm["model"] == warmed["model"]})
-        checks[f"warmed_{size_tag}"] = hits
-        agree = []
-        for r in reps:
-            a, b = r[f"cold_{size_tag}"].get("checksum"), r[f"warmed_{size_tag}"].get("checksum")
-            agree.append(None if a is None or b is None
-                         else abs(a - b) <= 1e-4 * max(1.0, abs(a)))
-        checks[f"results_agree_{size_tag}"] = agree
-    checks["reference_max_abs_error"] = {
-        kind: [r[kind].get("reference_max_abs_error") for r in reps]
-        for kind in ("cold_S", "warmed_S", "cold_8S")
-    }
-    checks["statistics_rep1"] = {
-        kind: (run["statistics"]["compilation"], run["statistics"]["autotune"])
-        for kind, run in reps[0].items() if "statistics" in run
-    }
-    models = sorted({run["model"] for r in reps for run in r.values()})
-    mems = sorted({run["global_mem_size"] for r in reps for run in r.values()})
-    checks["device_models_seen"] = models
-    checks["global_mem_sizes_seen"] = mems
-    return checks
-
-
-def fmt_s(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f} s"
-
-
-def fmt_x(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}x"
-
-
-def table(m: dict, meta: dict, checks: dict) -> str:
-    a_in = ratio(m["cold_S"]["inside_s"], m["warmed_S"]["inside_s"])
-    a_wall = ratio(m["cold_S"]["process_wall_s"], m["warmed_S"]["process_wall_s"])
-    b_in = ratio(m["warm_8S"]["inside_s"], m["warm_S"]["inside_s"])
-    b_wall = ratio(m["warm_8S"]["process_wall_s"], m["warm_S"]["process_wall_s"])
-    c_in = ratio(m["warm_8S"]["inside_s"], m["cold_8S"]["inside_s"])
-    c_wall = ratio(m["warm_8S"]["process_wall_s"], m["cold_8S"]["process_wall_s"])
-    ex_S, ex_8S = m["cold_S"].get("execution_s"), m["cold_8S"].get("execution_s")
-
-    def ok(value, target, better):
-        if value is None:
-            return "n/a"
-        return "PASS" if (value >= target if better == "high" else value <= target) else "FAIL"
-
-    rows: list[tuple[str, str, str]] = []
-    add = rows.append
-    add(("(a) cold run S: compile+tune+execute", fmt_s(m["cold_S"]["inside_s"]),
-         fmt_s(m["cold_S"]["process_wall_s"])))
-    add(("(a) warmed run S: after warm(), fresh process", fmt_s(m["warmed_S"]["inside_s"]),
-         fmt_s(m["warmed_S"]["process_wall_s"])))
-    add((f"(a) speed-up cold/warmed  [target >= 5x: {ok(a_in, 5, 'high')}]", fmt_x(a_in),
-         fmt_x(a_wall)))
-    add(("(b) warm() S", fmt_s(m["warm_S"]["inside_s"]), fmt_s(m["warm_S"]["process_wall_s"])))
-    add(("(b) warm() 8S", fmt_s(m["warm_8S"]["inside_s"]),
-         fmt_s(m["warm_8S"]["process_wall_s"])))
-    add((f"(b) warm 8S / warm S  [target <= 1.2: {ok(b_in, 1.2, 'low')}]", fmt_x(b_in),
-         fmt_x(b_wall)))
-    add(("(c) cold run 8S: compile+tune+execute", fmt_s(m["cold_8S"]["inside_s"]),
-         fmt_s(m["cold_8S"]["process_wall_s"])))
-    add(("(c) warm() 8S / cold run 8S", fmt_x(c_in), fmt_x(c_wall)))
-    add(("    execution alone (steady state) S", fmt_s(ex_S), ""))
-    add(("    execution alone (steady state) 8S, 8S/S", fmt_s(ex_8S), fmt_x(ratio(ex_8S, ex_S))))
-    add(("    floor: import clmodes + client + stream", fmt_s(m["floor"]["inside_s"]),
-         fmt_s(m["floor"]["process_wall_s"])))
-
-    width = max(len(r[0]) for r in rows)
-    lines = [
-        f"clmodes warm benchmark - {meta['device']}",
-        f"workload: {meta['workload']}",
-        f"S = {meta['size']} {meta['size_unit']}, 8S = {8 * meta['size']}; median of {meta['reps']} "
-        f"rep(s); POCL_KERNEL_CACHE=0; memory pin: {meta['pin']}",
-        f"load average before/after: {meta['load_before']} / {meta['load_after']}",
-        "",
-        f"{'':{width}}  {'inside':>10}  {'process wall':>12}",
-    ]
-    lines += [f"{name:{width}}  {inside:>10}  {wall:>12}" for name, inside, wall in rows]
-    lines.append("")
-    lines.append("breakdown (medians, inside the subprocess; build/tune/load/capture are summed "
-                 "clmodes calls):")
-    for kind in ("cold_S", "warm_S", "warmed_S", "warm_8S", "cold_8S"):
-        f = m[kind]
-        parts = [f"import {fmt_s(f['import_s'])}", f"build {fmt_s(f['build_s'])}",
-                 f"tune {fmt_s(f['tune_s'])} (its builds {fmt_s(f['tune_build_s'])})"]
-        if f.get("load_s"):
-            parts.append(f"load {fmt_s(f['load_s'])}")
-        if kind.startswith("warm_"):
-            parts.append(f"capture (BINARIES) {fmt_s(f['capture_s'])}")
-            parts.append(f"[passes: gather {fmt_s(f.get('gather_pass_s'))}, "
-                         f"tune {fmt_s(f.get('tune_pass_s'))}]")
-        parts.append(f"other {fmt_s(f['other_s'])}")
-        lines.append(f"  {kind:<9} {fmt_s(f['inside_s']):>8} = " + ", ".join(parts))
-    lines.append("  (other: execution and PoCL's per-kernel code generation at first enqueue "
-                 "for runs; gather pass, dropped launches, store commit for warm)")
-    lines.append("")
-    stats = checks["statistics_rep1"]
-    lines.append("clmodes statistics (rep 1): " + "; ".join(
-        f"{kind}: {c['kernels']} kernels ({c['compiled']} compiled, {c['loaded']} loaded, "
-        f"{c['builds']} builds), {a['keys']} keys"
-        for kind, (c, a) in stats.items()))
-    for tag in ("S",):
-        hits = checks[f"warmed_{tag}"]
-        n_hit = sum(1 for h in hits if h["hit"])
-        lines.append(
-            f"warmed run {tag}: store hit in {n_hit}/{len(hits)} rep(s) (hit = nothing "
-            f"compiled or tuned, every kernel loaded); results agree with cold: "
-            f"{checks[f'results_agree_{tag}']}"
-        )
-        for h in hits:
-            if not h["hit"]:
-                lines.append(f"  MISS: warmed stats {h['warmed']}; same device model as the "
-                             f"warm: {h['same_model']}")
-    errors = checks["reference_max_abs_error"]
-    if any(e is not None for v in errors.values() for e in v):
-        lines.append(f"max abs error vs the workload's numpy reference: {errors}")
-    lines.append(f"device models seen: {checks['device_models_seen']}")
-    if meta.get("notes"):
-        lines += [f"note: {n}" for n in meta["notes"]]
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--json", type=Path, help="write every figure here")
+def parse_args(argv: list[str] | None):
+    parser = benchlib.parser(__doc__, json_help="write every figure here", json_type=Path)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--size", type=int, default=None,
                         help=f"S: mlp rows (default {MLP_DEFAULT_BATCH}) or builtin elements "
@@ -477,15 +301,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="auto (kernels_cl.workloads:mlp if present, else builtin), "
                              "mlp, builtin, or MODULE:FUNC")
     parser.add_argument("--no-pin-memory", action="store_true")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    spec = choose_workload(args.workload)
-    size = args.size or spec["default_size"]
-    pin = not args.no_pin_memory
+
+def run_reps(spec: dict, size: int, args, pin: bool, notes: list[str]) -> list[dict]:
+    """Up to --reps repetitions, in a scratch directory removed afterwards; stops early
+    (with a note) when the next would end past --budget."""
     scratch = Path(tempfile.mkdtemp(prefix="clmodes-bench-warm-"))
     started = time.perf_counter()
-    notes: list[str] = []
-    load_before = loadavg()
     reps: list[dict] = []
     try:
         for i in range(args.reps):
@@ -501,18 +324,48 @@ def main(argv: list[str] | None = None) -> int:
                 break
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    total = time.perf_counter() - started
+    return reps
 
-    medians = summarize(reps)
-    checks = verdicts(reps)
+
+def add_notes(notes: list[str], medians: dict, checks: dict) -> None:
     if len(checks["global_mem_sizes_seen"]) > 1:
         notes.append(f"PoCL global memory differed between processes: "
                      f"{checks['global_mem_sizes_seen']} bytes")
     if medians["cold_S"].get("execution_s", 1) < 0.2:
         notes.append("execution at S is under 0.2 s: raise --size for (b) to mean much")
-    first = reps[0]["floor"]
+
+
+def ratios(m: dict) -> dict[str, float | None]:
+    """The headline ratios (a), (b), (c) and the execution scaling, from the medians."""
+    def both(tag: str, a: str, b: str) -> dict[str, float | None]:
+        return {f"{tag}_inside": ratio(m[a]["inside_s"], m[b]["inside_s"]),
+                f"{tag}_wall": ratio(m[a]["process_wall_s"], m[b]["process_wall_s"])}
+
+    return {
+        **both("a_cold_over_warmed", "cold_S", "warmed_S"),
+        **both("b_warm8S_over_warmS", "warm_8S", "warm_S"),
+        **both("c_warm8S_over_cold8S", "warm_8S", "cold_8S"),
+        "execution_8S_over_S": ratio(m["cold_8S"].get("execution_s"),
+                                     m["cold_S"].get("execution_s")),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    spec = choose_workload(args.workload)
+    size = args.size or spec["default_size"]
+    pin = not args.no_pin_memory
+    started = time.perf_counter()
+    notes: list[str] = []
+    load_before = loadavg()
+    reps = run_reps(spec, size, args, pin, notes)
+    total = time.perf_counter() - started
+
+    medians = summarize(reps)
+    checks = verdicts(reps)
+    add_notes(notes, medians, checks)
     meta = {
-        "device": first["model"],
+        "device": reps[0]["floor"]["model"],
         "workload": spec["description"],
         "size_unit": spec["size_unit"],
         "size": size,
@@ -524,30 +377,15 @@ def main(argv: list[str] | None = None) -> int:
     }
     text = table(medians, meta, checks)
     print(text)
-    if args.json:
-        m = medians
-        report = {
-            "meta": {**meta, "total_s": total, "python": platform.python_version(),
-                     "cpus": os.cpu_count(), "workload_spec": spec},
-            "medians": medians,
-            "ratios": {
-                "a_cold_over_warmed_inside": ratio(m["cold_S"]["inside_s"], m["warmed_S"]["inside_s"]),
-                "a_cold_over_warmed_wall": ratio(m["cold_S"]["process_wall_s"],
-                                                 m["warmed_S"]["process_wall_s"]),
-                "b_warm8S_over_warmS_inside": ratio(m["warm_8S"]["inside_s"], m["warm_S"]["inside_s"]),
-                "b_warm8S_over_warmS_wall": ratio(m["warm_8S"]["process_wall_s"],
-                                                  m["warm_S"]["process_wall_s"]),
-                "c_warm8S_over_cold8S_inside": ratio(m["warm_8S"]["inside_s"], m["cold_8S"]["inside_s"]),
-                "c_warm8S_over_cold8S_wall": ratio(m["warm_8S"]["process_wall_s"],
-                                                   m["cold_8S"]["process_wall_s"]),
-                "execution_8S_over_S": ratio(m["cold_8S"].get("execution_s"),
-                                             m["cold_S"].get("execution_s")),
-            },
-            "checks": checks,
-            "reps": reps,
-            "table": text,
-        }
-        args.json.write_text(json.dumps(report, indent=2, default=str))
+    benchlib.write_json(args.json, {
+        "meta": {**meta, "total_s": total, "python": platform.python_version(),
+                 "cpus": os.cpu_count(), "workload_spec": spec},
+        "medians": medians,
+        "ratios": ratios(medians),
+        "checks": checks,
+        "reps": reps,
+        "table": text,
+    }, newline=False, default=str)
     return 0
 
 

@@ -63,7 +63,7 @@ def batched(client: clmodes.Client, cases: list[Case]) -> tuple[float, int]:
     server = client.server
     with clmodes.ProcessModeOverride(clmodes.ProcessMode.COMPILE_AND_AUTOTUNE, collector):
         for kernel in kernels:
-            server.enqueue(kernel)
+            server.queue_kernel(kernel)
         server.flush()
     elapsed = time.perf_counter() - started
     missing = [k.name for k in kernels if not server.is_obtained(k)]

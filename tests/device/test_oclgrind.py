@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import clmodes
-from conftest import is_oclgrind
+from support import is_oclgrind
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parents[1]  # tests/
 
 
 @pytest.mark.skipif(not any(is_oclgrind(d) for d in clmodes.devices()),

@@ -18,9 +18,8 @@ from clmodes import (
     Tunable,
     kernel_variants,
 )
-from clmodes.tune import grid
-from conftest import fresh
-from tunables import SOURCE, buffers, launch_twice, make_tunable
+from support import fresh
+from support.tunables import SOURCE, buffers, launch_twice, make_tunable
 
 
 def unique(prefix="t"):
@@ -221,14 +220,6 @@ def test_without_screening_a_slower_candidate_is_dropped_after_first_samples(str
     record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
     assert record["winner"] == "ITEMS=4"
     assert record["dropped"]["slow"].startswith("slower")
-
-
-def test_grid_names_and_filter():
-    variants = grid({"B": [1, 2], "A": ["x"]}, local_sizes=[8, (4, 2)],
-                    where=lambda v: not (v["B"] == 2 and v.local_size == (8,)))
-    assert [v.name for v in variants] == [
-        "A=x,B=1 local=8", "A=x,B=1 local=4x2", "A=x,B=2 local=4x2",
-    ]
 
 
 def test_key_must_be_jsonable(stream):

@@ -5,7 +5,7 @@ import pyopencl.array as cla
 import pytest
 
 from clmodes import Kernel, KernelBuildError, ProcessMode, ProcessModeOverride, StatisticsReader
-from conftest import fresh
+from support import fresh
 
 VARIANT_SRC = """
 #define TILE 4
@@ -142,11 +142,6 @@ def test_options_that_are_not_defines_split_batches(stream, build_spy):
     np.testing.assert_allclose(_run(stream, fast), np.arange(8) * 3 + 4)
 
 
-def test_define_options_are_defines():
-    source = "__kernel void k(__global int* a) { a[0] = N; }"
-    assert Kernel(source, "k", options="-D N=4") == Kernel(source, "k", defines={"N": 4})
-
-
 def test_two_entry_points_of_one_source_share_a_unit(stream, build_spy):
     source = fresh(
         "__kernel void inc(__global int* a) { a[get_global_id(0)] += 1; }\n"
@@ -160,26 +155,6 @@ def test_two_entry_points_of_one_source_share_a_unit(stream, build_spy):
     assert buf.get().tolist() == [1, 1, 1, 1]
     assert build_spy.calls == 1
     assert build_spy.sources[0].count("__kernel void inc") == 1
-
-
-def test_scanner_finds_file_scope_identifiers():
-    from clmodes.batch.symbols import declared
-    from clmodes.batch.tokens import tokenize
-
-    symbols = declared(tokenize(
-        """
-        typedef struct { float x; } Pair;
-        typedef unsigned int count_t;
-        enum Color { RED, GREEN = 2 };
-        __constant float table[2] = {1, 2};
-        /* int commented_out(void); */
-        inline float helper(float x) { return x; }
-        __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void k(__global float* a) {}
-        """
-    ))
-    assert set(symbols.identifiers) == {
-        "Pair", "count_t", "Color", "RED", "GREEN", "table", "helper", "k"}
-    assert dict(symbols.typedefs) == {"count_t": "unsigned int"}
 
 
 def test_build_error_line_numbers_are_the_users(stream):

@@ -19,7 +19,7 @@ import clmodes
 from clmodes import ProcessMode, ProcessModeOverride, StatisticsReader
 from kernels_cl import workloads
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 TOLERANCE = {"mlp": dict(rtol=1e-4, atol=1e-5), "attention": dict(rtol=1e-4, atol=1e-4)}
 
 

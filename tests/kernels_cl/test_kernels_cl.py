@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 
 import numpy as np
 import pyopencl as cl
@@ -660,187 +661,205 @@ def test_empty_reduced_axis_like_numpy(stream):
 # -- argument errors, all raised before any launch ------------------------------------------
 
 
-def _error_cases(stream):
+# Each case: a call (given the stream, its queue, a float32 zeros maker, an array of another
+# context and the module), the exception it raises and the message it matches.
+_ERROR_CASES = [
+    (
+        lambda stream, q, f, foreign, k: k.matmul(stream, f(3, 4), f(5, 6)),
+        ValueError,
+        r"kernels_cl.matmul: 'a' \(3, 4\) and 'b' \(5, 6\) do not align",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.matmul(stream, f(3), f(3, 3)),
+        ValueError,
+        "kernels_cl.matmul: 'a' and 'b' must be 2-D",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.matmul(stream, f(3, 3), cla.zeros(q, (3, 3), np.int32)),
+        TypeError,
+        "kernels_cl.matmul: argument 'b' has dtype int32",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.matmul(stream, cla.zeros(q, (3, 3), np.int32), f(3, 3)),
+        TypeError,
+        "kernels_cl.matmul: argument 'a' has dtype int32; supported: float32",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.matmul(stream, f(3, 3), np.zeros((3, 3), np.float32)),
+        TypeError,
+        "kernels_cl.matmul: argument 'b' must be a pyopencl.array.Array, got numpy.ndarray",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.matmul(stream, foreign, f(3, 3)),
+        ValueError,
+        "kernels_cl.matmul: argument 'a' belongs to another OpenCL context",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.matmul(stream, f(3, 4), f(4, 3).T),
+        ValueError,
+        "kernels_cl.matmul: argument 'b' .* is not C-contiguous",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.matmul(stream, f(3, 3), f(3, 3), out=f(3, 4)),
+        ValueError,
+        r"kernels_cl.matmul: 'out' has shape \(3, 4\), the result is \(3, 3\)",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.matmul(stream, f(3, 3), f(3, 3), out=cla.zeros(q, (3, 3), np.float64)),
+        TypeError,
+        "kernels_cl.matmul: 'out' has dtype float64",
+    ),
+    (
+        lambda stream, q, f, foreign, k: (lambda a: k.matmul(stream, a, f(3, 3), out=a))(f(3, 3)),
+        ValueError,
+        "kernels_cl.matmul: 'out' overlaps argument 'a'",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.matmul("stream", f(3, 3), f(3, 3)),
+        TypeError,
+        "kernels_cl.matmul: the first argument must be a clmodes.Stream",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.sum(stream, f(3, 3), axis=2),
+        ValueError,
+        "kernels_cl.sum: axis 2 is out of bounds",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.mean(stream, f(3, 3), axis=1.0),
+        TypeError,
+        "kernels_cl.mean: 'axis' must be None or an int",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.max(stream, f(3, 3), out=f(3)),
+        ValueError,
+        r"kernels_cl.max: 'out' has shape \(3,\), the result is \(\)",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.sum(stream, [1.0, 2.0]),
+        TypeError,
+        "kernels_cl.sum: argument 'x' must be a pyopencl.array.Array",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.transpose(stream, f(2, 3, 4)),
+        ValueError,
+        r"kernels_cl.transpose: 'x' must be 2-D, got shape \(2, 3, 4\)",
+    ),
+    (
+        lambda stream, q, f, foreign, k: (lambda a: k.transpose(stream, a, out=a))(f(3, 3)),
+        ValueError,
+        "kernels_cl.transpose: 'out' overlaps argument 'x'",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.softmax(stream, foreign),
+        ValueError,
+        "kernels_cl.softmax: argument 'x' belongs to another OpenCL context",
+    ),
+    (
+        lambda stream, q, f, foreign, k: (lambda a: k.softmax(stream, a[1:], out=a[:-1]))(f(4, 3)),
+        ValueError,
+        "kernels_cl.softmax: 'out' partly overlaps argument 'x'",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.layer_norm(stream, f(3, 4), f(3), f(4)),
+        ValueError,
+        r"kernels_cl.layer_norm: 'gamma' must have shape \(4,\)",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.layer_norm(stream, f(3, 4), f(4), cla.zeros(q, 4, np.float64)),
+        TypeError,
+        "kernels_cl.layer_norm: argument 'beta' has dtype float64 but 'x' has float32",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.layer_norm(stream, f(3, 4), f(4), f(4), eps=-1),
+        ValueError,
+        "kernels_cl.layer_norm: 'eps' must be a non-negative number",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.elementwise(stream, "a + ", a=f(3)),
+        ValueError,
+        "kernels_cl.elementwise: cannot parse",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.elementwise(stream, "a + d", a=f(3)),
+        ValueError,
+        "kernels_cl.elementwise: unknown name 'd'",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.elementwise(stream, "frob(a)", a=f(3)),
+        ValueError,
+        "kernels_cl.elementwise: unknown function 'frob'",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.elementwise(stream, "a[0]", a=f(3)),
+        ValueError,
+        "kernels_cl.elementwise: unsupported syntax Subscript",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.elementwise(stream, "a + b", a=f(3), b=f(4)),
+        ValueError,
+        r"kernels_cl.elementwise: operands do not broadcast together: a\(3,\), b\(4,\)",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.elementwise(stream, "a + b", a=f(2, 3, 4), b=f(2, 1, 4)),
+        ValueError,
+        "kernels_cl.elementwise: operand 'b' of shape",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.elementwise(stream, "a + b", a=f(3), b="x"),
+        TypeError,
+        "kernels_cl.elementwise: operand 'b' must be a pyopencl.array.Array or a real number",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.elementwise(stream, "a + b", a=f(3), b=cla.zeros(q, 3, np.float64)),
+        TypeError,
+        "kernels_cl.elementwise: argument 'b' has dtype float64",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.elementwise(stream, "a * 2", a=cla.zeros(q, 3, np.int32)),
+        TypeError,
+        "kernels_cl.elementwise: argument 'a' has dtype int32",
+    ),
+    (
+        lambda stream, q, f, foreign, k: k.elementwise(stream, "1 + 2"),
+        TypeError,
+        "kernels_cl.elementwise: at least one operand must be an array",
+    ),
+    (
+        lambda stream, q, f, foreign, k: (lambda a, b: k.elementwise(stream, "a + b", a=a, b=b[:1], out=b))(
+            f(4, 3), f(4, 3)
+        ),
+        ValueError,
+        "kernels_cl.elementwise: 'out' overlaps argument 'b'",
+    ),
+]
+
+
+def _error_id(case) -> str:
+    return re.match(r"kernels_cl\.(\w+)", case[2]).group(1)
+
+
+_foreign: dict = {}
+
+
+def _foreign_array(stream):
+    """A (3, 3) array of another OpenCL context on the stream's device (one per device)."""
+    device = stream.device.cl_device
+    if device.int_ptr not in _foreign:
+        other = cl.Context([device])
+        _foreign[device.int_ptr] = cla.zeros(cl.CommandQueue(other), (3, 3), np.float32)
+    return _foreign[device.int_ptr]
+
+
+@pytest.mark.parametrize(
+    "call, kind, pattern", _ERROR_CASES,
+    ids=[f"{i:02d}-{_error_id(c)}" for i, c in enumerate(_ERROR_CASES)],
+)
+def test_argument_errors_name_op_and_argument_before_launching(stream, no_launch, call, kind,
+                                                               pattern):
     q = stream.queue
     f = lambda *s: cla.zeros(q, s, np.float32)  # noqa: E731
-    other = cl.Context([stream.device.cl_device])
-    foreign = cla.zeros(cl.CommandQueue(other), (3, 3), np.float32)
-    k = kernels_cl
-    return [
-        (
-            lambda: k.matmul(stream, f(3, 4), f(5, 6)),
-            ValueError,
-            r"kernels_cl.matmul: 'a' \(3, 4\) and 'b' \(5, 6\) do not align",
-        ),
-        (
-            lambda: k.matmul(stream, f(3), f(3, 3)),
-            ValueError,
-            "kernels_cl.matmul: 'a' and 'b' must be 2-D",
-        ),
-        (
-            lambda: k.matmul(stream, f(3, 3), cla.zeros(q, (3, 3), np.int32)),
-            TypeError,
-            "kernels_cl.matmul: argument 'b' has dtype int32",
-        ),
-        (
-            lambda: k.matmul(stream, cla.zeros(q, (3, 3), np.int32), f(3, 3)),
-            TypeError,
-            "kernels_cl.matmul: argument 'a' has dtype int32; supported: float32",
-        ),
-        (
-            lambda: k.matmul(stream, f(3, 3), np.zeros((3, 3), np.float32)),
-            TypeError,
-            "kernels_cl.matmul: argument 'b' must be a pyopencl.array.Array, got numpy.ndarray",
-        ),
-        (
-            lambda: k.matmul(stream, foreign, f(3, 3)),
-            ValueError,
-            "kernels_cl.matmul: argument 'a' belongs to another OpenCL context",
-        ),
-        (
-            lambda: k.matmul(stream, f(3, 4), f(4, 3).T),
-            ValueError,
-            "kernels_cl.matmul: argument 'b' .* is not C-contiguous",
-        ),
-        (
-            lambda: k.matmul(stream, f(3, 3), f(3, 3), out=f(3, 4)),
-            ValueError,
-            r"kernels_cl.matmul: 'out' has shape \(3, 4\), the result is \(3, 3\)",
-        ),
-        (
-            lambda: k.matmul(stream, f(3, 3), f(3, 3), out=cla.zeros(q, (3, 3), np.float64)),
-            TypeError,
-            "kernels_cl.matmul: 'out' has dtype float64",
-        ),
-        (
-            lambda: (lambda a: k.matmul(stream, a, f(3, 3), out=a))(f(3, 3)),
-            ValueError,
-            "kernels_cl.matmul: 'out' overlaps argument 'a'",
-        ),
-        (
-            lambda: k.matmul("stream", f(3, 3), f(3, 3)),
-            TypeError,
-            "kernels_cl.matmul: the first argument must be a clmodes.Stream",
-        ),
-        (
-            lambda: k.sum(stream, f(3, 3), axis=2),
-            ValueError,
-            "kernels_cl.sum: axis 2 is out of bounds",
-        ),
-        (
-            lambda: k.mean(stream, f(3, 3), axis=1.0),
-            TypeError,
-            "kernels_cl.mean: 'axis' must be None or an int",
-        ),
-        (
-            lambda: k.max(stream, f(3, 3), out=f(3)),
-            ValueError,
-            r"kernels_cl.max: 'out' has shape \(3,\), the result is \(\)",
-        ),
-        (
-            lambda: k.sum(stream, [1.0, 2.0]),
-            TypeError,
-            "kernels_cl.sum: argument 'x' must be a pyopencl.array.Array",
-        ),
-        (
-            lambda: k.transpose(stream, f(2, 3, 4)),
-            ValueError,
-            r"kernels_cl.transpose: 'x' must be 2-D, got shape \(2, 3, 4\)",
-        ),
-        (
-            lambda: (lambda a: k.transpose(stream, a, out=a))(f(3, 3)),
-            ValueError,
-            "kernels_cl.transpose: 'out' overlaps argument 'x'",
-        ),
-        (
-            lambda: k.softmax(stream, foreign),
-            ValueError,
-            "kernels_cl.softmax: argument 'x' belongs to another OpenCL context",
-        ),
-        (
-            lambda: (lambda a: k.softmax(stream, a[1:], out=a[:-1]))(f(4, 3)),
-            ValueError,
-            "kernels_cl.softmax: 'out' partly overlaps argument 'x'",
-        ),
-        (
-            lambda: k.layer_norm(stream, f(3, 4), f(3), f(4)),
-            ValueError,
-            r"kernels_cl.layer_norm: 'gamma' must have shape \(4,\)",
-        ),
-        (
-            lambda: k.layer_norm(stream, f(3, 4), f(4), cla.zeros(q, 4, np.float64)),
-            TypeError,
-            "kernels_cl.layer_norm: argument 'beta' has dtype float64 but 'x' has float32",
-        ),
-        (
-            lambda: k.layer_norm(stream, f(3, 4), f(4), f(4), eps=-1),
-            ValueError,
-            "kernels_cl.layer_norm: 'eps' must be a non-negative number",
-        ),
-        (
-            lambda: k.elementwise(stream, "a + ", a=f(3)),
-            ValueError,
-            "kernels_cl.elementwise: cannot parse",
-        ),
-        (
-            lambda: k.elementwise(stream, "a + d", a=f(3)),
-            ValueError,
-            "kernels_cl.elementwise: unknown name 'd'",
-        ),
-        (
-            lambda: k.elementwise(stream, "frob(a)", a=f(3)),
-            ValueError,
-            "kernels_cl.elementwise: unknown function 'frob'",
-        ),
-        (
-            lambda: k.elementwise(stream, "a[0]", a=f(3)),
-            ValueError,
-            "kernels_cl.elementwise: unsupported syntax Subscript",
-        ),
-        (
-            lambda: k.elementwise(stream, "a + b", a=f(3), b=f(4)),
-            ValueError,
-            r"kernels_cl.elementwise: operands do not broadcast together: a\(3,\), b\(4,\)",
-        ),
-        (
-            lambda: k.elementwise(stream, "a + b", a=f(2, 3, 4), b=f(2, 1, 4)),
-            ValueError,
-            "kernels_cl.elementwise: operand 'b' of shape",
-        ),
-        (
-            lambda: k.elementwise(stream, "a + b", a=f(3), b="x"),
-            TypeError,
-            "kernels_cl.elementwise: operand 'b' must be a pyopencl.array.Array or a real number",
-        ),
-        (
-            lambda: k.elementwise(stream, "a + b", a=f(3), b=cla.zeros(q, 3, np.float64)),
-            TypeError,
-            "kernels_cl.elementwise: argument 'b' has dtype float64",
-        ),
-        (
-            lambda: k.elementwise(stream, "a * 2", a=cla.zeros(q, 3, np.int32)),
-            TypeError,
-            "kernels_cl.elementwise: argument 'a' has dtype int32",
-        ),
-        (
-            lambda: k.elementwise(stream, "1 + 2"),
-            TypeError,
-            "kernels_cl.elementwise: at least one operand must be an array",
-        ),
-        (
-            lambda: (lambda a, b: k.elementwise(stream, "a + b", a=a, b=b[:1], out=b))(
-                f(4, 3), f(4, 3)
-            ),
-            ValueError,
-            "kernels_cl.elementwise: 'out' overlaps argument 'b'",
-        ),
-    ]
-
-
-def test_argument_errors_name_op_and_argument_before_launching(stream, no_launch):
-    for call, kind, pattern in _error_cases(stream):
-        with pytest.raises(kind, match=pattern):
-            call()
+    with pytest.raises(kind, match=pattern):
+        call(stream, q, f, _foreign_array(stream), kernels_cl)
     assert no_launch.calls == 0
 
 

@@ -9,7 +9,7 @@ import pyopencl.array as cla
 import pytest
 
 from clmodes import Kernel, KernelBuildError, KernelLaunchError, ProcessMode, ProcessModeOverride
-from conftest import fresh, is_oclgrind
+from support import fresh, is_oclgrind
 
 GOOD = """
 inline float helper(float x) { return x * FACTOR; }

@@ -4,18 +4,18 @@ import json
 
 import pytest
 
-from subprocesses import run_cli
+from support.subprocesses import run_cli
 
 
 def test_warm_info_clear(tmp_path):
-    warm = run_cli(tmp_path, "warm", "tunables:workload", "--json")
+    warm = run_cli(tmp_path, "warm", "support.tunables:workload", "--json")
     assert warm.returncode == 0, warm.stderr
     report = json.loads(warm.stdout)
     assert report["compilation"]["builds"] == 1 and report["autotune"]["keys"] == 1
     assert report["store"] == str(tmp_path / "store.sqlite3")
     assert warm.stderr == ""  # not a terminal: no progress drawn
 
-    again = json.loads(run_cli(tmp_path, "warm", "tunables:workload", "--json").stdout)
+    again = json.loads(run_cli(tmp_path, "warm", "support.tunables:workload", "--json").stdout)
     assert again["compilation"]["compiled"] == 0 and again["compilation"]["loaded"] == 13
     assert again["autotune"]["keys"] == 0
 
@@ -36,7 +36,7 @@ def test_warm_info_clear(tmp_path):
 
 
 def test_warm_human_summary(tmp_path):
-    out = run_cli(tmp_path, "warm", "tunables:workload")
+    out = run_cli(tmp_path, "warm", "support.tunables:workload")
     assert out.returncode == 0, out.stderr
     assert "kernels: 15 compiled, 0 loaded, in 1 build(s)" in out.stdout
     assert "autotune: 1 keys tuned" in out.stdout
@@ -46,9 +46,9 @@ def test_warm_human_summary(tmp_path):
     "args, message",
     [
         (("warm", "no_such_module:run"), "cannot import module 'no_such_module'"),
-        (("warm", "tunables:no_such_function"), "has no function 'no_such_function'"),
-        (("warm", "tunables"), "expected MODULE:FUNCTION"),
-        (("warm", "tunables:workload", "--device", "no-such-gpu"), "no OpenCL device matches"),
+        (("warm", "support.tunables:no_such_function"), "has no function 'no_such_function'"),
+        (("warm", "support.tunables"), "expected MODULE:FUNCTION"),
+        (("warm", "support.tunables:workload", "--device", "no-such-gpu"), "no OpenCL device matches"),
         (("cache", "clear", "--device", "42"), "no OpenCL device with index 42"),
     ],
 )
@@ -60,6 +60,6 @@ def test_user_errors_are_one_line(tmp_path, args, message):
 
 
 def test_workload_exception_keeps_its_traceback(tmp_path):
-    out = run_cli(tmp_path, "warm", "tunables:failing_workload")
+    out = run_cli(tmp_path, "warm", "support.tunables:failing_workload")
     assert out.returncode != 0
     assert "Traceback" in out.stderr and "the workload failed on purpose" in out.stderr

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]  # tests/: `import support` works in every subprocess
 
 
 def environment(cache_dir: Path | None = None, **extra: str) -> dict[str, str]:
@@ -42,3 +42,18 @@ def last_json(out: subprocess.CompletedProcess) -> dict:
     """The JSON object a successful process printed last."""
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# A fresh process running `support.tunables.workload()`, reporting its checks, statistics
+# and how many programs it built from source (the build spy is `support.BuildSpy`).
+RUN_WORKLOAD = """
+import json, clmodes
+from support import BuildSpy
+from support import tunables
+spy = BuildSpy().install()
+c = clmodes.StatisticsCollector()
+with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, c):
+    checks = tunables.workload()
+s = clmodes.StatisticsReader(c).statistics()
+print(json.dumps({**checks, **s.as_dict(), "source_builds": sum(1 for x in spy.sources if x)}))
+"""

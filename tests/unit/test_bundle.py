@@ -7,14 +7,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import clmodes
 from clmodes import bundle
 from clmodes.bundle import BundleError
 from clmodes.device import Device, DeviceDescription
 from clmodes.store import Store, StoreEntries
-from subprocesses import last_json, run_cli, run_python
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 FIXTURES = TESTS / "fixtures" / "devices"
 
 
@@ -206,44 +204,3 @@ def test_export_of_an_empty_store_says_so(tmp_path):
         bundle.export(tmp_path / "b.clmodes", store=Store(tmp_path / "empty"))
 
 
-def test_exported_bundle_makes_a_fresh_process_warm(tmp_path):
-    from test_warm import RUN_WORKLOAD
-
-    maker, user = tmp_path / "maker", tmp_path / "user"
-    assert run_cli(maker, "warm", "tunables:workload").returncode == 0
-    exported = run_cli(maker, "bundle", "export", str(tmp_path / "ship.clmodes"), "--json")
-    assert exported.returncode == 0, exported.stderr
-    inspected = json.loads(run_cli(user, "bundle", "inspect", str(tmp_path / "ship.clmodes"), "--json").stdout)
-    assert [m["match"] for m in inspected["matches"]] == ["exact"]
-    imported = run_cli(user, "bundle", "import", str(tmp_path / "ship.clmodes"))
-    assert imported.returncode == 0 and "exact match" in imported.stdout
-    run = last_json(run_python(RUN_WORKLOAD, user))
-    assert run["demo_ok"] and run["tuned_ok"]
-    assert run["compilation"]["compiled"] == 0 and run["compilation"]["builds"] == 0
-    assert run["compilation"]["loaded"] == 13 and run["autotune"]["keys"] == 0
-
-
-def test_cli_rejects_bad_bundle_in_one_line(tmp_path, small_bundle):
-    path = tmp_path / "cut.clmodes"
-    path.write_bytes(small_bundle[: len(small_bundle) // 2])
-    out = run_cli(tmp_path, "bundle", "import", str(path))
-    assert out.returncode == 2 and "truncated bundle" in out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1
-    merged = run_cli(tmp_path, "bundle", "merge", str(tmp_path / "m.clmodes"), str(path))
-    assert merged.returncode == 2 and not (tmp_path / "m.clmodes").exists()
-
-
-@pytest.mark.skipif(len({d.fingerprint.vendor for d in clmodes.devices()}) < 2,
-                    reason="needs two OpenCL runtimes (CI installs PoCL, Intel's and Oclgrind)")
-def test_bundle_from_one_runtime_does_not_match_another(tmp_path):
-    made_on, *others = clmodes.devices()
-    other = next(d for d in others if d.fingerprint.vendor != made_on.fingerprint.vendor)
-    store = Store(tmp_path / "store")
-    fill(store, made_on)
-    bundle.export(tmp_path / "b.clmodes", store=store)
-    (match,) = bundle.inspect(tmp_path / "b.clmodes", local=[other])["matches"]
-    assert match["match"] == "none" and "vendor" in match["differs"]
-    report = bundle.install(tmp_path / "b.clmodes", Store(tmp_path / "user"), local=[other])
-    assert report["added"] == {"tune": 0, "binaries": 0, "kernels": 0}
-    (same,) = bundle.inspect(tmp_path / "b.clmodes", local=[made_on])["matches"]
-    assert same["match"] == "exact"

@@ -33,7 +33,7 @@ import pytest
 
 import corpus
 from clmodes import Kernel, KernelBuildError, ProcessMode, ProcessModeOverride
-from conftest import fresh
+from support import fresh
 from corpus import CASES, GROUPS, Buffer, Case, Image2D, Local, Sampler, Scalar
 
 MAX_TRIES = 4  # re-runs of an order-sensitive case, stopped early once a partner came first
@@ -222,19 +222,10 @@ def _partner_came_first(sources: list[str], salted: Salted, case: Case) -> bool:
 
 
 @pytest.fixture
-def built(build_spy, monkeypatch) -> list[str]:
+def built(build_spy) -> list[str]:
     """The sources of the builds that succeeded (`build_spy` records every attempt, and a
     batch that fails is split: the order inside a failed build produced nothing)."""
-    sources: list[str] = []
-    counting_build = cl.Program.build
-
-    def recording_build(program, *args, **kwargs):
-        result = counting_build(program, *args, **kwargs)
-        sources.append(program.get_info(cl.program_info.SOURCE))
-        return result
-
-    monkeypatch.setattr(cl.Program, "build", recording_build)
-    return sources
+    return build_spy.built
 
 
 # -- correctness ------------------------------------------------------------------------------

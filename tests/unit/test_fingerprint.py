@@ -8,34 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-import clmodes
 from clmodes import DeviceDescription, Fingerprint
 from clmodes.device import normalize_vendor
+from support.recorded_devices import ALL, FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "devices"
-FIELDS = {f.name for f in dataclasses.fields(DeviceDescription)}
 REQUIRED = {f.name for f in dataclasses.fields(DeviceDescription)
             if f.default is dataclasses.MISSING}
 FIELD_NAMES = ["vendor", "name", "compute_units", "memory", "opencl", "driver", "platform"]
-
-
-def load(path: Path) -> DeviceDescription:
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return DeviceDescription(**{k: v for k, v in raw.items() if k in FIELDS})
-
-
-def fixtures() -> dict[str, DeviceDescription]:
-    return {path.stem: load(path) for path in sorted(FIXTURES.glob("*.json"))}
-
-
-ALL = fixtures()
 
 
 def fp(name: str) -> Fingerprint:
@@ -253,27 +235,13 @@ import json, sys
 from pathlib import Path
 import clmodes
 sys.path.insert(0, sys.argv[1])
-from test_fingerprint import ALL
+from support.recorded_devices import ALL
 out = {"fixtures": {n: [f.vendor, f.model, f.exact] for n, d in ALL.items()
                     for f in [clmodes.Fingerprint.of(d)]},
        "local": [[d.fingerprint.vendor, d.fingerprint.model, d.fingerprint.exact]
                  for d in clmodes.devices()]}
 print(json.dumps(out))
 """
-
-
-def test_fingerprints_are_the_same_in_another_process():
-    env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    out = subprocess.run(
-        [sys.executable, "-c", _IN_A_FRESH_PROCESS, str(Path(__file__).parent)],
-        env=env, capture_output=True, text=True, check=True,
-    )
-    there = json.loads(out.stdout.strip().splitlines()[-1])
-    here = {n: [fp(n).vendor, fp(n).model, fp(n).exact] for n in ALL}
-    assert there["fixtures"] == here
-    local = [[d.fingerprint.vendor, d.fingerprint.model, d.fingerprint.exact]
-             for d in clmodes.devices()]
-    assert there["local"] == local
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -287,29 +255,3 @@ def test_fingerprints_hold_no_object_reprs(name):
 # ---- the devices of this machine ----------------------------------------------------------
 
 
-def test_local_devices_have_sound_fingerprints():
-    found = clmodes.devices()
-    assert found, "the test machine needs an OpenCL runtime (pip install '.[pocl]')"
-    for device in found:
-        f = device.fingerprint
-        assert f == Fingerprint.of(DeviceDescription.of(device.cl_device))
-        assert f == Fingerprint.of(device.description)
-        parts = f.fields()
-        assert list(parts) == FIELD_NAMES
-        assert " | ".join(parts.values()) == f.exact
-        assert f.exact.startswith(f.model + " | ")
-        for value in parts.values():
-            assert value and value == " ".join(value.split())
-        assert parts["compute_units"] == f"{device.cl_device.max_compute_units}CU"
-        assert f.vendor == normalize_vendor(device.platform_name, device.cl_device.vendor)
-        if "portable computing language" in device.platform_name.lower():
-            assert f.vendor == "PoCL"
-
-
-def test_local_descriptions_round_trip_through_json():
-    """A local device recorded as a fixture fingerprints as the live device does."""
-    for device in clmodes.devices():
-        raw = json.loads(json.dumps({"source": "local", **dataclasses.asdict(device.description)}))
-        recorded = DeviceDescription(**{k: v for k, v in raw.items() if k in FIELDS})
-        assert recorded == device.description
-        assert Fingerprint.of(recorded) == device.fingerprint

@@ -4,63 +4,13 @@ import json
 import logging
 import os
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
-import clmodes
 from clmodes.store import FILENAME, Store
-from conftest import fresh
-from subprocesses import environment, last_json, run_python, spawn_python
-from tunables import SOURCE, buffers, make_tunable
-
-
-def fresh_process_tune(name: str, n: int, cache_dir: Path) -> dict:
-    return last_json(run_python(
-        f"import json, tunables; print(json.dumps(tunables.run_in_fresh_process({name!r}, {n})))",
-        cache_dir,
-    ))
-
-
-def test_fresh_process_reuses_the_store(tmp_path):
-    name = f"reuse-{uuid.uuid4().hex[:8]}"
-    first = fresh_process_tune(name, 2048, tmp_path)
-    second = fresh_process_tune(name, 2048, tmp_path)
-    assert first["keys"] == 1 and first["ok"]
-    assert second["keys"] == 0 and second["ok"]
-    assert second["winner"] == first["winner"]
-    assert (tmp_path / FILENAME).exists()
-
-
-def test_store_location_follows_env_and_api(tmp_path):
-    out = run_python("import clmodes; print(clmodes.default_store().location)", tmp_path)
-    assert out.stdout.strip() == str(tmp_path / FILENAME)
-    store = clmodes.set_cache_dir(tmp_path / "elsewhere")
-    try:
-        assert store.location == str(tmp_path / "elsewhere" / FILENAME)
-        assert clmodes.default_store() is store
-    finally:
-        clmodes.set_cache_dir(os.environ["CLMODES_CACHE_DIR"])
-
-
-def test_changed_candidate_set_retunes_that_key_alone(stream, collector, tmp_path):
-    name = f"changed-{uuid.uuid4().hex[:8]}"
-    source = fresh(SOURCE)
-    out, x = buffers(stream)
-    with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, collector):
-        make_tunable(name, source)(stream, out, x, 4096)
-        make_tunable(name, source)(stream, out, x, 4096)  # same candidates: hit
-        grown = make_tunable(name, source, defines={"ITEMS": [1, 4, 16, 32]})
-        grown(stream, out, x, 4096)
-    reader = clmodes.StatisticsReader(collector)
-    assert reader.statistics().autotune.keys == 2
-    rows = clmodes.default_store().query("SELECT candidates FROM tune WHERE tunable=?", (name,))
-    assert len({r[0] for r in rows}) == 2
 
 
 def test_corrupt_database_is_moved_aside(tmp_path, caplog):
@@ -157,56 +107,6 @@ def assert_attached(tmp_path: Path, stderrs: list[str]) -> None:
     for stderr in stderrs:
         assert "clmodes store" not in stderr, stderr
     assert not list(tmp_path.glob("*.corrupt-*"))
-
-
-def test_four_processes_tune_the_same_keys(tmp_path):
-    name = f"race-{uuid.uuid4().hex[:8]}"
-    code = (
-        "import json, logging, tunables\n"
-        "logging.basicConfig(level=logging.WARNING)\n"
-        f"results = [tunables.run_in_fresh_process({name!r}, n) for n in (1024, 2048, 3072)]\n"
-        "print(json.dumps(results))\n"
-    )
-    procs = [spawn_python(code, tmp_path) for _ in range(4)]
-    outputs = [p.communicate(timeout=300) for p in procs]
-    for proc, (stdout, stderr) in zip(procs, outputs):
-        assert proc.returncode == 0, stderr
-    assert_attached(tmp_path, [stderr for _, stderr in outputs])
-    results = [json.loads(stdout.strip().splitlines()[-1]) for stdout, _ in outputs]
-    assert all(r["ok"] for rs in results for r in rs)
-    connection = sqlite3.connect(tmp_path / FILENAME)
-    assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    rows = connection.execute("SELECT tune_key, value FROM tune WHERE tunable=?", (name,)).fetchall()
-    assert sorted(json.loads(k)["n"] for k, _ in rows) == [1024, 2048, 3072]
-    # Every process ended up agreeing with the one winner per key in the store.
-    stored = {json.loads(k)["n"]: json.loads(v)["winner"] for k, v in rows}
-    for rs, (_, stderr) in zip(results, outputs):
-        assert [r["winner"] for r in rs] == [stored[n] for n in (1024, 2048, 3072)], stderr
-
-
-def test_processes_opening_a_new_store_at_once_share_it(tmp_path):
-    """Eight processes create the same store file at the same instant and each records
-    its own winner for one key: every one must get the first recorded winner back."""
-    start = time.time() + 1.5
-    code = (
-        "import json, logging, sys, time\n"
-        "logging.basicConfig(level=logging.WARNING)\n"
-        "from clmodes.store import Store\n"
-        f"while time.time() < {start}: pass\n"
-        "store = Store(sys.argv[1])\n"
-        "mine = f'p{sys.argv[2]}'\n"
-        "got = store.put_tune('model', 'race', '{}', 'c', {'winner': mine})['winner']\n"
-        "print(json.dumps({'memory': store.in_memory, 'winner': got}))\n"
-    )
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), str(i)],
-                              env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for i in range(8)]
-    outputs = [p.communicate(timeout=120) for p in procs]
-    assert_attached(tmp_path, [stderr for _, stderr in outputs])
-    reports = [json.loads(stdout) for stdout, _ in outputs]
-    assert not any(r["memory"] for r in reports)
-    (stored,) = sqlite3.connect(tmp_path / FILENAME).execute("SELECT value FROM tune").fetchall()
-    assert {r["winner"] for r in reports} == {json.loads(stored[0])["winner"]}
 
 
 def test_a_tune_inside_a_deferral_reads_back_the_stored_winner(tmp_path):

@@ -30,11 +30,10 @@ from clmodes import (
 )
 from clmodes import bundle
 from clmodes.probing import PROBE_VERSION, Figure, cached, forget
-from clmodes.roofline import attainable_gflops
 from clmodes.store import Store
-from conftest import fresh
-from subprocesses import last_json, run_cli, run_python
-from tunables import SOURCE, buffers, launch_twice
+from support import fresh
+from support.subprocesses import last_json, run_cli, run_python
+from support.tunables import SOURCE, buffers, launch_twice
 
 TOLERANCE = 0.35
 
@@ -105,90 +104,6 @@ def test_compile_only_with_a_cached_result_returns_it_and_refresh_measures_nothi
     assert stored["measured_at"] == known.measured_at
 
 
-def test_compile_only_queues_then_compile_and_autotune_measures(tmp_path):
-    """A fresh process: nothing cached, no probe kernel obtained yet."""
-    report = script(tmp_path, """
-        import json, numpy as np, pyopencl.array as cla
-        import clmodes
-        from clmodes import ProcessMode, ProcessModeOverride, StatisticsCollector, StatisticsReader
-        from clmodes.probing import READ, WRITE, COPY, STREAM_NAME, cached, compute_kernel
-        FILL = clmodes.Kernel("__kernel void fill(__global float* x) { x[get_global_id(0)] = 7.0f; }", "fill")
-        client = clmodes.client()
-        other = client.stream("other")
-        x = cla.zeros(other.queue, 1024, np.float32)
-        server = client.server
-        probe_kernels = [READ, WRITE, COPY, *(compute_kernel(w) for w in (1, 4, 8))]
-        collector = StatisticsCollector()
-        reader = StatisticsReader(collector)
-        with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector):
-            other.launch(FILL, 1024, None, x.data)
-            gathered = clmodes.probe(client)
-        after_gather = reader.statistics()
-        report = {
-            "gathered": gathered is None, "cached": cached(client) is not None,
-            "stored": clmodes.default_store().get_probe(client.device.fingerprint.model) is not None,
-            "queued": server.queued(),
-            "obtained_after_gather": sum(server.is_obtained(k) for k in probe_kernels),
-            "kernels_after_gather": after_gather.compilation.kernels,
-            "builds_after_gather": after_gather.compilation.builds,
-        }
-        with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
-            dropped = other.launch(FILL, 1024, None, x.data)
-            result = clmodes.probe(client)
-            dropped_after = other.launch(FILL, 1024, None, x.data)
-            report["probe_stream_mode"] = client.stream(STREAM_NAME).mode.name
-        stats = reader.statistics()
-        report.update(
-            dropped=dropped is None and dropped_after is None,
-            unchanged=bool((x.get() == 0).all()),
-            measured=result is not None and result.bandwidth_gbps > 0 and result.compute_gflops > 0,
-            stored_after=clmodes.default_store().get_probe(client.device.fingerprint.model) is not None,
-            obtained=sum(server.is_obtained(k) for k in probe_kernels),
-            kernels=stats.compilation.kernels, builds=stats.compilation.builds,
-            keys=stats.autotune.keys,
-        )
-        print(json.dumps(report))
-    """)
-    # COMPILE_ONLY: kernels queued, none built, nothing measured or cached.
-    assert report["gathered"] and not report["cached"] and not report["stored"]
-    assert report["queued"] == 7  # the 6 probe kernels and the other stream's
-    assert report["obtained_after_gather"] == 0
-    assert report["kernels_after_gather"] == 0 and report["builds_after_gather"] == 0
-    # COMPILE_AND_AUTOTUNE: one batch for all 7, the probe measures, other launches dropped.
-    assert report["dropped"] and report["unchanged"]
-    assert report["measured"] and report["stored_after"]
-    assert report["probe_stream_mode"] == "DISCARD"  # its EXECUTE override closed
-    assert report["obtained"] == 6 and report["kernels"] == 7 and report["builds"] == 1
-    assert report["keys"] == 0  # a probe is not an autotune key
-
-
-def test_cached_result_is_read_back_by_a_fresh_process_and_the_cli(tmp_path):
-    first = cli(tmp_path)
-    assert first["from_cache"] is False and first["version"] == PROBE_VERSION
-    assert first["bandwidth_gbps"] > 0 and first["compute_gflops"] > 0
-
-    reread = script(tmp_path, """
-        import dataclasses, json, clmodes
-        collector = clmodes.StatisticsCollector()
-        with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, collector):
-            result = clmodes.probe()
-        stats = clmodes.StatisticsReader(collector).statistics()
-        print(json.dumps({"result": result.as_dict(), "statistics": stats.as_dict()}))
-    """)
-    assert reread["statistics"]["compilation"]["kernels"] == 0  # nothing launched
-    assert reread["result"] == {k: v for k, v in first.items() if k in reread["result"]}
-
-    assert cli(tmp_path)["from_cache"] is True
-    refreshed = cli(tmp_path, "--refresh")
-    assert refreshed["from_cache"] is False and refreshed["measured_at"] > first["measured_at"]
-
-    text = run_cli(tmp_path, "probe")
-    assert text.returncode == 0 and "cached" in text.stdout and "GFLOP/s" in text.stdout
-    info = json.loads(run_cli(tmp_path, "cache", "info", "--json").stdout)
-    (entry,) = info["devices"].values()
-    assert entry["probe_results"] == 1
-
-
 # -- the store ---------------------------------------------------------------------------
 
 
@@ -244,27 +159,6 @@ def test_result_from_another_probe_version_is_a_miss(client, tmp_path, caplog):
 
 
 # -- scoring -----------------------------------------------------------------------------
-
-
-def test_roofline_fraction_arithmetic():
-    result = make_result(bandwidth=(10.0, 8.0, 12.0), compute=(5.0, 40.0))
-    assert result.bandwidth_gbps == 12.0 and result.compute_gflops == 40.0
-    assert result.ridge_intensity == pytest.approx(40 / 12)
-    # Memory-bound: 12 GB at 12 GB/s takes 1 s at best; 2 s achieved is half the roofline.
-    assert roofline_fraction(result, 2.0, 12e9, 0) == pytest.approx(0.5)
-    # Compute-bound: 40 GFLOP at 40 GFLOP/s is 1 s at best.
-    assert roofline_fraction(result, 4.0, 0, 40e9) == pytest.approx(0.25)
-    # Intensity 1 FLOP/byte: roofline min(12 * 1, 40) = 12 GFLOP/s; 6 GFLOP/s achieved.
-    assert attainable_gflops(result, 1.0) == 12.0
-    assert roofline_fraction(result, 1.0, 6e9, 6e9) == pytest.approx(0.5)
-    # Intensity 80: roofline is the compute ceiling, 40 GFLOP/s; 20 achieved.
-    assert attainable_gflops(result, 80.0) == 40.0
-    assert roofline_fraction(result, 4.0, 1e9, 80e9) == pytest.approx(0.5)
-    # Faster than the measured peaks (a cache, an overstated byte count): reported, not clipped.
-    assert roofline_fraction(result, 0.5, 12e9, 0) == pytest.approx(2.0)
-    for bad in [(0.0, 1e9, 1e9), (-1.0, 1e9, 1e9), (1.0, 0, 0), (1.0, -5, 1)]:
-        with pytest.raises(ValueError):
-            roofline_fraction(result, *bad)
 
 
 def cost_tunable(name: str) -> Tunable:

@@ -15,7 +15,7 @@ from clmodes import (
     StreamMode,
     StreamModeOverride,
 )
-from conftest import fresh
+from support import fresh
 
 ADD = "__kernel void add(__global float* a, float v, int n) { int i = get_global_id(0); if (i < n) a[i] += v; }"
 
@@ -134,15 +134,6 @@ def test_same_stream_name_same_stream(client):
     assert client.stream("x") is client.stream("x")
     assert client.stream("x") is not client.stream("y")
     assert client.stream("x").queue.properties & clmodes.client().stream("x").queue.properties
-
-
-def test_kernel_identity():
-    a = Kernel("__kernel void k() {}", "k", defines={"A": 1, "B": 2})
-    b = Kernel("__kernel void k() {}", "k", defines={"B": "2", "A": "1"})
-    assert a == b and hash(a) == hash(b)
-    assert a != a.with_defines(A=3)
-    with pytest.raises(ValueError, match="identifier"):
-        Kernel("__kernel void k() {}", "not a name")
 
 
 def test_typedef_scalar_arguments_take_python_numbers(stream):

@@ -1,0 +1,115 @@
+"""Fingerprints of recorded devices (tests/fixtures/devices/*.json) and of the local ones.
+
+Each fixture is one device as `clinfo` shows it: the fields of `DeviceDescription`, plus a
+"source" saying where the values come from (keys that are not fields are ignored).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+import clmodes
+from clmodes import DeviceDescription, Fingerprint
+from clmodes.device import normalize_vendor
+from support.recorded_devices import ALL, FIELDS
+
+REQUIRED = {f.name for f in dataclasses.fields(DeviceDescription)
+            if f.default is dataclasses.MISSING}
+FIELD_NAMES = ["vendor", "name", "compute_units", "memory", "opencl", "driver", "platform"]
+
+
+def fp(name: str) -> Fingerprint:
+    return Fingerprint.of(ALL[name])
+
+
+# The model string of every fixture. These strings key stored tune results: a change here
+# orphans every store, so it must be deliberate (and bump the store's format version).
+MODELS = {
+    "amd-radeon-680m-gfx1035": "AMD | AMD Radeon Graphics (gfx1035) | 6CU | 8GiB | OpenCL 2.0",
+    "amd-radeon-780m-gfx1103": "AMD | AMD Radeon Graphics (gfx1103) | 6CU | 8GiB | OpenCL 2.0",
+    "amd-rx7900xtx-rocm-3602": "AMD | AMD Radeon RX 7900 XTX (gfx1100) | 48CU | 24GiB | OpenCL 2.0",
+    "amd-rx7900xtx-rocm-3635": "AMD | AMD Radeon RX 7900 XTX (gfx1100) | 48CU | 24GiB | OpenCL 2.0",
+    "intel-arc-a770": "Intel | Intel(R) Arc(TM) A770 Graphics | 512CU | 15GiB | OpenCL 3.0",
+    "intel-cpu-runtime-epyc-7763":
+        "Intel | AMD EPYC 7763 64-Core Processor | 4CU | host memory | OpenCL 3.0",
+    "intel-cpu-runtime-xeon-8272cl":
+        "Intel | Intel(R) Xeon(R) Platinum 8272CL CPU @ 2.60GHz | 2CU | host memory | OpenCL 3.0",
+    "nvidia-h200": "NVIDIA | NVIDIA H200 | 132CU | 140GiB | OpenCL 3.0",
+    "nvidia-rtx4090-535": "NVIDIA | NVIDIA GeForce RTX 4090 | 128CU | 24GiB | OpenCL 3.0",
+    "nvidia-rtx4090-550": "NVIDIA | NVIDIA GeForce RTX 4090 | 128CU | 24GiB | OpenCL 3.0",
+    "oclgrind": "Oclgrind | Oclgrind Simulator | 1CU | 128MiB | OpenCL 1.2",
+    "pocl-amd-epyc": "PoCL | pthread-AMD EPYC | 2CU | host memory | OpenCL 3.0",
+}
+
+VENDORS = {name: model.split(" | ")[0] for name, model in MODELS.items()}
+
+# The same board under two drivers.
+SAME_MODEL = [
+    ("amd-rx7900xtx-rocm-3602", "amd-rx7900xtx-rocm-3635"),
+    ("nvidia-rtx4090-535", "nvidia-rtx4090-550"),
+]
+
+
+_IN_A_FRESH_PROCESS = """
+import json, sys
+from pathlib import Path
+import clmodes
+sys.path.insert(0, sys.argv[1])
+from support.recorded_devices import ALL
+out = {"fixtures": {n: [f.vendor, f.model, f.exact] for n, d in ALL.items()
+                    for f in [clmodes.Fingerprint.of(d)]},
+       "local": [[d.fingerprint.vendor, d.fingerprint.model, d.fingerprint.exact]
+                 for d in clmodes.devices()]}
+print(json.dumps(out))
+"""
+
+
+def test_fingerprints_are_the_same_in_another_process():
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run(
+        [sys.executable, "-c", _IN_A_FRESH_PROCESS, str(Path(__file__).parents[1])],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    there = json.loads(out.stdout.strip().splitlines()[-1])
+    here = {n: [fp(n).vendor, fp(n).model, fp(n).exact] for n in ALL}
+    assert there["fixtures"] == here
+    local = [[d.fingerprint.vendor, d.fingerprint.model, d.fingerprint.exact]
+             for d in clmodes.devices()]
+    assert there["local"] == local
+
+
+# ---- the devices of this machine ----------------------------------------------------------
+
+
+def test_local_devices_have_sound_fingerprints():
+    found = clmodes.devices()
+    assert found, "the test machine needs an OpenCL runtime (pip install '.[pocl]')"
+    for device in found:
+        f = device.fingerprint
+        assert f == Fingerprint.of(DeviceDescription.of(device.cl_device))
+        assert f == Fingerprint.of(device.description)
+        parts = f.fields()
+        assert list(parts) == FIELD_NAMES
+        assert " | ".join(parts.values()) == f.exact
+        assert f.exact.startswith(f.model + " | ")
+        for value in parts.values():
+            assert value and value == " ".join(value.split())
+        assert parts["compute_units"] == f"{device.cl_device.max_compute_units}CU"
+        assert f.vendor == normalize_vendor(device.platform_name, device.cl_device.vendor)
+        if "portable computing language" in device.platform_name.lower():
+            assert f.vendor == "PoCL"
+
+
+def test_local_descriptions_round_trip_through_json():
+    """A local device recorded as a fixture fingerprints as the live device does."""
+    for device in clmodes.devices():
+        raw = json.loads(json.dumps({"source": "local", **dataclasses.asdict(device.description)}))
+        recorded = DeviceDescription(**{k: v for k, v in raw.items() if k in FIELDS})
+        assert recorded == device.description
+        assert Fingerprint.of(recorded) == device.fingerprint

@@ -1,0 +1,45 @@
+"""The one build spy: counts real `pyopencl.Program.build` calls (still calling the real
+one). The `build_spy` fixture (tests/conftest.py) installs it for a test; a subprocess
+installs it for good with `BuildSpy().install()`."""
+
+from __future__ import annotations
+
+import threading
+
+import pyopencl as cl
+
+
+class BuildSpy:
+    """`sources`: the source of every build attempt, in order (a program made from a
+    binary has an empty source). `built`: the sources of the builds that succeeded (a
+    batch that fails is split: the order inside a failed build produced nothing)."""
+
+    def __init__(self) -> None:
+        self.sources: list[str] = []
+        self.built: list[str] = []
+        self._lock = threading.Lock()
+
+    @property
+    def calls(self) -> int:
+        return len(self.sources)
+
+    def install(self, monkeypatch=None) -> BuildSpy:
+        """Wrap `cl.Program.build`: undone at the test's end with a `monkeypatch`, for the
+        rest of the process without one."""
+        real_build = cl.Program.build
+        spy = self
+
+        def counting_build(program, *args, **kwargs):
+            source = program.get_info(cl.program_info.SOURCE)
+            with spy._lock:
+                spy.sources.append(source)
+            result = real_build(program, *args, **kwargs)
+            with spy._lock:
+                spy.built.append(source)
+            return result
+
+        if monkeypatch is None:
+            cl.Program.build = counting_build
+        else:
+            monkeypatch.setattr(cl.Program, "build", counting_build)
+        return self
