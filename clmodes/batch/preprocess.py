@@ -53,6 +53,9 @@ class Preprocessed:
     extensions: tuple[str, ...] = ()  # `#pragma OPENCL EXTENSION x : enable`d
     fp_contract: bool = False  # sets `#pragma OPENCL FP_CONTRACT`
     macros: frozenset[str] = frozenset()  # the macros the unit itself left defined
+    # Symbolic defines its directives read, when that was all that went wrong: defining
+    # those for real and keeping the others symbolic may still succeed.
+    reads: frozenset[str] = frozenset()
 
 
 def _copy_token(token: LexToken) -> LexToken:
@@ -85,6 +88,7 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         # The unit's define names, left undefined so that one preprocessing serves every
         # variant of a source; any directive that reads one makes that impossible.
         self.symbolic = symbolic
+        self.symbolic_reads: set[str] = set()
         self.problems: list[str] = []
         # Names read by conditionals that the compiler may predefine, unless they turn out
         # to be include guards: `#ifndef X` first in a file, then `#define X` (object-like)
@@ -101,16 +105,23 @@ class _UnitPreprocessor(pcpp.Preprocessor):
 
     def _unknown(self, name: str) -> None:
         if name in self.symbolic:
-            self.problems.append(f"its directives read the define {name}")
+            self.symbolic_reads.add(name)
         elif self.known.maybe_predefined(name):
             self.unknown[name] = None
 
     def refusals(self) -> list[str]:
         """Why the unit cannot batch (nothing: it can)."""
         unknown = [n for n in self.unknown if n not in self.guards]
+        reads = [f"its directives read its defines {sorted(self.symbolic_reads)}"] \
+            if self.symbolic_reads else []
         return self.problems + [
             f"its conditionals read {name!r}, which the compiler may predefine" for name in unknown
-        ]
+        ] + reads
+
+    def only_reads(self) -> frozenset[str]:
+        """The symbolic defines read, if nothing else went wrong (else nothing)."""
+        clean = not self.problems and all(n in self.guards for n in self.unknown)
+        return frozenset(self.symbolic_reads) if clean else frozenset()
 
     def group_lines(self, input, abssource):  # type: ignore[no-untyped-def]
         for line in _lines(input, abssource):
@@ -157,8 +168,9 @@ class _UnitPreprocessor(pcpp.Preprocessor):
     def _symbolic_define(self, words: list[str]) -> None:
         """A macro body naming a define, or stringizing or pasting (which would see the
         define's name instead of its value), depends on the variant."""
-        if any(w in self.symbolic for w in words):
-            self.problems.append("a #define or #undef names one of its defines")
+        named = self.symbolic.intersection(words)
+        if named:
+            self.symbolic_reads.update(named)
         elif any(w in ("#", "##") for w in words[1:]):
             self.problems.append("a macro stringizes or pastes")
 
@@ -232,7 +244,7 @@ def preprocess(
         return Preprocessed(None, f"pcpp failed: {type(error).__name__}: {error}")
     refusals = pre.refusals()
     if refusals:
-        return Preprocessed(None, refusals[0])
+        return Preprocessed(None, refusals[0], reads=pre.only_reads())
     text = out.getvalue()
     passed = _PASSED_THROUGH.search(text)
     if passed:  # pcpp kept a directive it could not execute: its effect would be lost

@@ -125,37 +125,64 @@ def _shape_of(result: Preprocessed) -> _Shape:
 
 @functools.lru_cache(maxsize=512)
 def _symbolic_shape(
-    source: str, names: frozenset[str], options: tuple[str, ...], macros: CompilerMacros
-) -> tuple[_Shape, frozenset[str]] | None:
-    """One preprocessing for every variant of a source whose directives never read its
-    defines: they stay `#define`s in front of the unit (and `#undef`s after it), which the
-    compiler expands exactly as it expands `-D`s. None where that cannot be proved."""
-    result = preprocess(source, (), options, macros, symbolic=names)
+    source: str, names: frozenset[str], real: tuple[tuple[str, str | None], ...],
+    options: tuple[str, ...], macros: CompilerMacros,
+) -> tuple[_Shape, frozenset[str]] | frozenset[str] | None:
+    """One preprocessing for every variant of a source that differs only in defines its
+    directives never read (`names`): they stay `#define`s in front of the unit (and
+    `#undef`s after it), which the compiler expands exactly as it expands `-D`s; the
+    defines that are read (`real`) are preprocessed with their values. Returns the shape,
+    or the further names the directives read (try again with those real), or None."""
+    result = preprocess(source, real, options, macros, symbolic=names)
     if result.text is None:
-        return None
+        return result.reads or None
     shape = _shape_of(result)
     if shape.identifiers & names:
         return None
     return shape, result.macros
 
 
+# Per source: the define names its directives read, learnt once (a tunable's variants
+# share them), so later variants preprocess once per distinct value of those.
+_reads: dict[tuple[str, tuple[str, ...], CompilerMacros], frozenset[str]] = {}
+
+
 def _symbolic(unit: Unit, macros: CompilerMacros) -> PreparedUnit | None:
-    names = {name.split("(")[0]: value for name, value in unit.defines}
+    values = {name.split("(")[0]: value for name, value in unit.defines}
     predefined = macros.as_dict()
-    if any(macros.maybe_predefined(n) or n in predefined for n in names):
+    if any(macros.maybe_predefined(n) or n in predefined for n in values):
         return None
-    found = _symbolic_shape(unit.source, frozenset(names), unit.options, macros)
-    if found is None:
-        return None
+    memo = (unit.source, unit.options, macros)
+    read = _reads.get(memo, frozenset())
+    for _ in range(4):  # each round defines for real what the last one found read
+        names = frozenset(values) - read
+        if not names:
+            return None
+        real = tuple((n, v) for n, v in unit.defines if n.split("(")[0] in read)
+        found = _symbolic_shape(unit.source, names, real, unit.options, macros)
+        if found is None:
+            return None
+        if isinstance(found, frozenset):
+            read = _reads[memo] = read | found
+            continue
+        return _framed(unit, found, names, macros)
+    return None
+
+
+def _framed(unit: Unit, found: tuple[_Shape, frozenset[str]], names: frozenset[str],
+            macros: CompilerMacros) -> PreparedUnit | None:
+    """The shared shape with the unit's symbolic defines in front and `#undef`s after."""
     shape, own_macros = found
+    symbolic = [(n, v) for n, v in unit.defines if n.split("(")[0] in names]
     # A define whose value names one of the unit's macros or renamed identifiers must be
     # expanded before renaming: only a full preprocessing does that.
-    used = {t.text for v in names.values() if v for t in tokenize(v) if t.kind is Kind.IDENT}
+    used = {t.text for _, v in symbolic if v for t in tokenize(v) if t.kind is Kind.IDENT}
     if used & (own_macros | shape.identifiers):
         return None
-    framed = (unit.define_lines(), [f"#undef {n}" for n in names])
+    lines = [f"#define {n} {'1' if v is None else v}" for n, v in symbolic]
+    framed = (lines, [f"#undef {n.split('(')[0]}" for n, _ in symbolic])
     aliases = dict(shape.typedefs)
-    for name, value in names.items():  # `-D REAL=float` with `typedef REAL real_t;`
+    for name, value in symbolic:  # `-D REAL=float` with `typedef REAL real_t;`
         if value and name not in aliases and re.fullmatch(r"[A-Za-z_][\w ]*", value):
             aliases[name] = value.strip()
     return PreparedUnit(unit, shape.render(unit, framed), None, tuple(aliases.items()))
