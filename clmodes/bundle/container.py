@@ -20,9 +20,11 @@ would hold only for bytes that happen to be live.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +45,39 @@ def checksum(header: bytes, payload: bytes) -> str:
 
 
 def write_container(path: Path, manifest: dict[str, Any], payload: bytes) -> str:
-    """Write the file atomically (readers never see half a bundle); return its checksum."""
+    """Write the file atomically (readers never see half a bundle); return its checksum.
+
+    The temporary file is made beside the target (so `os.replace` never crosses file
+    systems), synced before it replaces the target, and removed on every error path: a
+    directory as the target once left a 160 KB temporary file in its parent."""
     header = json.dumps(manifest, sort_keys=True).encode()
     digest = checksum(header, payload)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(MAGIC + f"{len(header)}\n".encode() + header + f"{digest}\n".encode() + payload)
-    os.replace(temporary, path)
+    _check_target(path)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as error:
+        raise BundleError(f"{path}: cannot write there ({error.strerror or error})") from error
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(MAGIC + f"{len(header)}\n".encode() + header + f"{digest}\n".encode() + payload)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise BundleError(f"{path}: cannot write ({error.strerror or error})") from error
+        raise
     return digest
+
+
+def _check_target(path: Path) -> None:
+    """A target the write can only fail on, refused before anything is written."""
+    if path.is_dir():
+        raise BundleError(f"{path}: is a directory; name the bundle file to write")
+    if not path.parent.is_dir():
+        raise BundleError(f"{path}: the folder {path.parent} does not exist")
 
 
 def split(path: Path, data: bytes) -> tuple[dict[str, Any], bytes]:

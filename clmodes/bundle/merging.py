@@ -10,13 +10,19 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from clmodes.bundle.errors import BundleError
 from clmodes.bundle.files import read, write
 from clmodes.store import StoreEntries
 
 
-def merge(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]) -> dict[str, Any]:
-    """Combine bundles (made on different machines) into one; every entry kept once.
-    Every input is read and verified before `out` is written."""
+def merge(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]],
+          *, force: bool = False) -> dict[str, Any]:
+    """Combine bundles (made on different machines) into one new file; every entry kept
+    once. Every input is read and verified before `out` is written; `out` is never one of
+    the inputs, and an existing `out` is replaced only with `force`. (A first version took
+    its first argument as the output and overwrote a user's bundle with the merge.)"""
+    inputs = list(inputs)
+    _check_output(Path(out), [Path(p) for p in inputs], force)
     combined = StoreEntries.empty()
     seen: set[tuple[str, ...]] = set()
     for path in inputs:
@@ -28,3 +34,13 @@ def merge(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]])
                     seen.add(key)
                     kept.append(row)
     return write(Path(out), combined)
+
+
+def _check_output(out: Path, inputs: list[Path], force: bool) -> None:
+    if not inputs:
+        raise BundleError("merge needs at least one input bundle")
+    for path in inputs:
+        if out.resolve() == path.resolve() or (out.exists() and path.exists() and out.samefile(path)):
+            raise BundleError(f"{out}: is also an input; merge writes a new file (-o OUT)")
+    if out.exists() and not force:
+        raise BundleError(f"{out}: exists; pass --force (force=True) to replace it")

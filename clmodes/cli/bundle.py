@@ -35,7 +35,7 @@ def run_inspect(args: argparse.Namespace) -> int:
 
 def run_merge(args: argparse.Namespace) -> int:
     """Combine bundles into one file."""
-    manifest = bundles.merge(args.out, args.inputs)
+    manifest = bundles.merge(args.out, args.inputs, force=args.force)
     inputs = len(args.inputs)
     emit(args.json, {"file": args.out, "manifest": manifest},
          lambda report: bundle_merge_text(report, inputs))

@@ -14,9 +14,10 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from clmodes.errors import ClmodesError
+from clmodes.errors import ClmodesError, KernelBuildError
 
 USER_ERROR = 2  # argparse's own status for a usage mistake
+LOG_LINES = 12  # of a build log, shown under a build error's line
 
 
 class UsageError(ClmodesError):
@@ -30,10 +31,25 @@ def one_line(error: ClmodesError) -> str:
     return f"clmodes: {lines[0] if lines else type(error).__name__}"
 
 
+def build_error_text(error: KernelBuildError) -> str:
+    """A build error's line, then the compiler's first lines (its message is the point;
+    a bare "failed to build on ...:" told a person nothing) and how many more there are."""
+    lines = [line for line in error.build_log.strip().splitlines() if line.strip()]
+    shown = [f"  {line}" for line in lines[:LOG_LINES]]
+    if len(lines) > LOG_LINES:
+        shown.append(f"  ... {len(lines) - LOG_LINES} more lines of the build log (the "
+                     "`clmodes` logger at DEBUG, or KernelBuildError.build_log, has them all)")
+    head = f"clmodes: kernel {error.kernel_name!r} failed to build on {error.device}:"
+    return "\n".join([head, *(shown or ["  (the compiler wrote no log)"])])
+
+
 def run_verb(verb: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """Run `verb`; turn a user error into its one line on standard error and status 2."""
     try:
         return verb(args)
+    except KernelBuildError as error:
+        print(build_error_text(error), file=sys.stderr)
+        return USER_ERROR
     except ClmodesError as error:
         print(one_line(error), file=sys.stderr)
         return USER_ERROR

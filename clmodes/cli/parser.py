@@ -76,5 +76,7 @@ def _add_bundle(verbs: SubParsers) -> None:
     add_verb(actions, "inspect", bundle.run_inspect,
              "what FILE holds and how it matches here").add_argument("file")
     merged = add_verb(actions, "merge", bundle.run_merge, "combine bundles into OUT")
-    merged.add_argument("out")
-    merged.add_argument("inputs", nargs="+")
+    merged.add_argument("-o", "--output", dest="out", required=True, metavar="OUT",
+                        help="the merged bundle to write (never one of the inputs)")
+    merged.add_argument("inputs", nargs="+", metavar="IN", help="bundles to merge")
+    merged.add_argument("--force", action="store_true", help="replace OUT if it exists")

@@ -28,6 +28,7 @@ noise, and sampling it costs nothing worth saving.
 from __future__ import annotations
 
 import dataclasses
+import math
 import logging
 import statistics
 from collections.abc import Callable, Mapping
@@ -56,19 +57,37 @@ class RacePolicy:
 class Measurement:
     name: str
     samples: list[float] = dataclasses.field(default_factory=list)
+    discarded: int = 0  # timings that could not be real (not finite, not positive)
 
     @property
     def median(self) -> float:
         return statistics.median(self.samples)
 
     def as_record(self) -> dict[str, object]:
-        return {"median_s": self.median, "samples_s": self.samples}
+        record: dict[str, object] = {"median_s": self.median, "samples_s": self.samples}
+        if self.discarded:
+            record["discarded_samples"] = self.discarded
+        return record
 
 
 def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...]) -> float:
     """One run of a candidate: seconds of device time over all the launches it made
     (`clmodes.measure.NothingLaunched` if it made none: it is dropped with a warning)."""
     return device_seconds(stream, lambda: candidate(stream, *args))
+
+
+def real_timing(seconds: float) -> bool:
+    """A timing that can be real: finite and positive. A NaN once won a tune (every
+    comparison with it is false), and one negative timing failed a whole tune."""
+    return math.isfinite(seconds) and seconds > 0
+
+
+def drop_untimed(measured: dict[str, Measurement], dropped: dict[str, str]) -> None:
+    """A candidate with no real timing at all cannot be compared: it is dropped."""
+    for name, measurement in list(measured.items()):
+        if not measurement.samples:
+            dropped[name] = f"no real timing ({measurement.discarded} discarded)"
+            measured.pop(name)
 
 
 def race(
@@ -99,12 +118,17 @@ def race(
                     dropped[name] = f"failed: {error}"
                     measured.pop(name)
                     continue
+                if not real_timing(seconds):
+                    measured[name].discarded += 1
+                    log.info("%s: candidate %r: discarded a timing of %r s", describe, name, seconds)
+                    continue
                 measured[name].samples.append(seconds)
                 round_time += seconds
             if index + 1 == policy.first_samples:
-                _drop_slower(measured, dropped, policy)
+                drop_slower(measured, dropped, policy)
             if index + 1 >= policy.first_samples and _enough(measured, round_time, policy):
                 break
+    drop_untimed(measured, dropped)
     return measured, dropped
 
 
@@ -121,8 +145,12 @@ def _warm_up(
         try:
             for _ in range(policy.warmup - 1):
                 candidate(stream, *args)
-            warm_times[name] = sample(candidate, stream, args) if policy.warmup > 0 else 0.0
+            seconds = sample(candidate, stream, args) if policy.warmup > 0 else 0.0
             alive[name] = Measurement(name)
+            if real_timing(seconds) or policy.warmup == 0:
+                warm_times[name] = seconds
+            else:
+                alive[name].discarded += 1  # not screened on it: a timing that cannot be real
         except Exception as error:  # noqa: BLE001 - any failure drops the candidate
             log.warning("%s: candidate %r dropped: %s", describe, name, error)
             dropped[name] = f"failed: {error}"
@@ -140,26 +168,30 @@ def _screen(
     paid the queue's one-time start-up."""
     if policy.screen_ratio is None or policy.warmup < 1 or len(alive) < 2:
         return
-    fastest = min(warm_times[name] for name in alive)
+    timed = [name for name in alive if name in warm_times]
+    if len(timed) < 2:
+        return
+    fastest = min(warm_times[name] for name in timed)
     limit = max(policy.screen_ratio * fastest, policy.screen_min_s)
-    first = next(iter(alive))
+    first = timed[0]
     if warm_times[first] > limit:
         try:
             warm_times[first] = min(warm_times[first], retime(first))
         except Exception as error:  # noqa: BLE001 - it ran once; a failure now screens it
             log.debug("re-timing %r failed: %s", first, error)
-    for name in list(alive):
+    for name in timed:
         if warm_times[name] > limit:
             dropped[name] = f"screened: warm-up {warm_times[name]:.3g} s vs fastest {fastest:.3g} s"
             alive.pop(name)
 
 
-def _drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], policy: RacePolicy) -> None:
+def drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], policy: RacePolicy) -> None:
     """Drop candidates whose fastest sample is slower than `drop_ratio` x the best median."""
-    if not measured:
+    timed = {n: m for n, m in measured.items() if m.samples}
+    if not timed:
         return
-    best = min(m.median for m in measured.values())
-    for name, measurement in list(measured.items()):
+    best = min(m.median for m in timed.values())
+    for name, measurement in timed.items():
         if min(measurement.samples) > policy.drop_ratio * best:
             dropped[name] = f"slower: {measurement.median:.3g} s vs best {best:.3g} s"
             measured.pop(name)
@@ -168,8 +200,9 @@ def _drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], poli
 def _enough(measured: dict[str, Measurement], round_time: float, policy: RacePolicy) -> bool:
     """Stop sampling once a round costs more than the budget, or the contenders are slow:
     tuning cost should follow the number of candidates, not the size of the work."""
-    if not measured:
-        return True
-    slowest = max(m.median for m in measured.values())
+    timed = [m.median for m in measured.values() if m.samples]
+    if not timed:
+        return False
+    slowest = max(timed)
     return round_time > policy.sample_budget_s or slowest > policy.slow_sample_s
 

@@ -53,11 +53,26 @@ def candidates_checksum(names: list[str]) -> str:
 _KEY_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # one, not one per call
 
 
-def canonical_key(value: object) -> str:
+def canonical_key(value: object, owner: str = "a tunable") -> str:
+    """The key as canonical JSON. Mapping keys must be strings: JSON turns `{1: n}` into
+    `{"1": n}`, and two different keys would then share one tune entry."""
+    _refuse_non_string_keys(value, owner)
     try:
         return _KEY_ENCODER.encode(value)
-    except TypeError as error:
-        raise TypeError(f"a tune key must be JSON-able: {error}") from error
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{owner}: a tune key must be JSON-able: {error}") from error
+
+
+def _refuse_non_string_keys(value: object, owner: str) -> None:
+    if isinstance(value, dict):
+        for name, item in value.items():
+            if not isinstance(name, str):
+                raise TypeError(f"{owner}: tune key mappings need string keys, not {name!r} "
+                                f"({type(name).__name__}): JSON would turn it into {str(name)!r}")
+            _refuse_non_string_keys(item, owner)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _refuse_non_string_keys(item, owner)
 
 
 class Tunable:
@@ -98,10 +113,15 @@ class Tunable:
         return f"<clmodes.Tunable {self.name!r}: {len(self.candidates)} candidates>"
 
     def tune_key(self, stream: Stream, args: tuple[object, ...]) -> TuneKey:
-        return TuneKey(
-            stream.device.fingerprint.model, self.name, canonical_key(self.key(*args)),
-            self._checksum,
-        )
+        owner = f"tunable {self.name!r}"
+        try:
+            value = self.key(*args)
+        except Exception as error:
+            if hasattr(error, "add_note"):  # the caller's own exception, with who called it
+                error.add_note(f"raised by the key function of {owner}")
+            raise
+        return TuneKey(stream.device.fingerprint.model, self.name,
+                       canonical_key(value, owner), self._checksum)
 
     def __call__(self, stream: Stream, *args: object) -> object:
         if len(self._names) == 1:

@@ -62,7 +62,12 @@ def figures(result: ProbeResult) -> list[Figure]:
 def test_probe_measures_positive_stable_figures(client, collector):
     runs = [clmodes.probe(client, refresh=True) for _ in range(2)]
     headline = [(r.bandwidth_gbps, r.compute_gflops) for r in runs]
-    if not all(agree(a, b) for a, b in zip(*headline)):
+
+    def two_agree() -> bool:
+        return any(agree(x[0], y[0]) and agree(x[1], y[1])
+                   for x, y in itertools.combinations(headline, 2))
+
+    while not two_agree() and len(runs) < 4:  # a shared 2-core machine: retry, don't widen
         runs.append(clmodes.probe(client, refresh=True))
         headline.append((runs[-1].bandwidth_gbps, runs[-1].compute_gflops))
     assert any(

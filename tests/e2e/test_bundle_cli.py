@@ -94,7 +94,46 @@ def test_cli_rejects_bad_bundle_in_one_line(tmp_path, small_bundle):
     out = run_cli(tmp_path, "bundle", "import", str(path))
     assert out.returncode == 2 and "truncated bundle" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
-    merged = run_cli(tmp_path, "bundle", "merge", str(tmp_path / "m.clmodes"), str(path))
+    merged = run_cli(tmp_path, "bundle", "merge", "-o", str(tmp_path / "m.clmodes"), str(path))
     assert merged.returncode == 2 and not (tmp_path / "m.clmodes").exists()
 
 
+
+
+def _folder_listing(folder):
+    """What a user keeps there (the store's own files come and go with its journal)."""
+    return sorted(p.name for p in folder.iterdir() if not p.name.startswith("store.sqlite3"))
+
+
+def test_merge_never_overwrites_an_input_or_an_existing_file(tmp_path):
+    fill(Store(tmp_path), fixture_device("nvidia-rtx4090-550"))
+    path = tmp_path / "a.clmodes"
+    exported = run_cli(tmp_path, "bundle", "export", str(path))
+    assert exported.returncode == 0, exported.stderr
+    original = path.read_bytes()
+    onto_input = run_cli(tmp_path, "bundle", "merge", "-o", str(path), str(path))
+    assert onto_input.returncode == 2 and "is also an input" in onto_input.stderr
+    other = tmp_path / "b.clmodes"
+    other.write_bytes(b"not mine to lose")
+    existing = run_cli(tmp_path, "bundle", "merge", "-o", str(other), str(path))
+    assert existing.returncode == 2 and "--force" in existing.stderr
+    assert other.read_bytes() == b"not mine to lose" and path.read_bytes() == original
+    forced = run_cli(tmp_path, "bundle", "merge", "-o", str(other), str(path), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert other.read_bytes() != b"not mine to lose"
+
+
+def test_export_to_a_bad_path_is_one_line_and_leaves_no_temporary_file(tmp_path):
+    fill(Store(tmp_path), fixture_device("nvidia-rtx4090-550"))
+    folder = tmp_path / "target"
+    folder.mkdir()
+    before = _folder_listing(tmp_path)
+    for target, message in ((folder, "is a directory"),
+                            (tmp_path / "missing" / "x.clmodes", "does not exist"),
+                            ("/proc/clmodes.clmodes", "cannot write")):
+        out = run_cli(tmp_path, "bundle", "export", str(target))
+        assert out.returncode == 2, out.stderr
+        errors = [line for line in out.stderr.splitlines() if line.startswith("clmodes:")]
+        assert len(errors) == 1 and message in errors[0] and str(target) in errors[0]
+        assert "Traceback" not in out.stderr
+    assert _folder_listing(tmp_path) == before and _folder_listing(folder) == []

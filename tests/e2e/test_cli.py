@@ -32,3 +32,33 @@ def test_unknown_device_is_one_line_error():
     assert out.returncode == 2
     assert out.stderr.startswith("clmodes: no OpenCL device matches")
     assert "Traceback" not in out.stderr
+
+
+BROKEN_WORKLOAD = '''
+import clmodes
+SOURCE = """
+__kernel void k(__global float* a)
+{
+    a[0] = no_such_name;
+}
+"""
+
+def workload():
+    clmodes.client().stream().launch(clmodes.Kernel(SOURCE, "k"), 1, None, None)
+'''
+
+
+def test_warm_of_a_broken_kernel_prints_the_compilers_message(tmp_path):
+    (tmp_path / "broken_workload.py").write_text(BROKEN_WORKLOAD)
+    out = subprocess.run(
+        [sys.executable, "-m", "clmodes", "warm", "broken_workload:workload"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**__import__("os").environ, "PYTHONPATH": str(tmp_path),
+             "CLMODES_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()  # the driver may print its own lines first
+    head = next(i for i, line in enumerate(lines) if line.startswith("clmodes: "))
+    assert lines[head].startswith("clmodes: kernel 'k' failed to build on ")
+    assert "no_such_name" in "\n".join(lines[head + 1:])  # the compiler's words follow
+    assert "Traceback" not in out.stderr
