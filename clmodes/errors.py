@@ -29,3 +29,7 @@ class KernelLaunchError(ClmodesError, TypeError):
 
 class TuneError(ClmodesError):
     """No candidate of a tunable could be measured for a key."""
+
+
+class StoreNotPersistentError(ClmodesError):
+    """A warm that could keep nothing: the store fell back to memory."""

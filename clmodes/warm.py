@@ -30,21 +30,41 @@ from clmodes.execution import (
     StatisticsCollector,
     StatisticsReader,
 )
+from clmodes.errors import StoreNotPersistentError
 from clmodes.progress import TerminalProgress
+from clmodes.store import Store
 from clmodes.execution import usage
 from clmodes.runtime import all_clients, default_runtime, default_store
 
 log = logging.getLogger("clmodes")
 
 
-def warm(workload: Callable[[], object], *, progress: TextIO | None = None) -> ExecutionStatistics:
+def _check_persistent(store: Store, allow_memory: bool) -> None:
+    """A store that could not be opened where it was asked for (`fell_back`) keeps
+    nothing: say so, or refuse. One asked for in memory (`set_cache_dir(None)`) is meant."""
+    if not store.fell_back:
+        return
+    message = (f"the store could not be opened at {store.requested} and is in memory: "
+               "nothing warm() compiles or tunes will be kept")
+    if not allow_memory:
+        raise StoreNotPersistentError(
+            f"{message}; fix the cache location ($CLMODES_CACHE_DIR) or allow it in memory")
+    log.warning("%s", message)
+
+
+def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
+         allow_memory: bool = True) -> ExecutionStatistics:
     """Warm `workload` (a zero-argument callable); return what it compiled and tuned.
 
     Progress is drawn on `progress` (default: standard error) only if it is a terminal.
+    A store that fell back to memory keeps nothing past this process: with
+    `allow_memory=False` that raises `StoreNotPersistentError` before the workload runs
+    (the CLI's default: a build machine must not ship an empty bundle after a "success").
     """
     collector = StatisticsCollector()
     reader = StatisticsReader(collector)
     store = default_store()
+    _check_persistent(store, allow_memory)
     started = time.perf_counter()
     with TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
             usage.recording() as used:

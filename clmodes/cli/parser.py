@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     warm = add_verb(verbs, "warm", run_warm, "compile, tune and persist a workload's kernels",
                     device=True)
     warm.add_argument("workload", help="MODULE:FUNCTION, a zero-argument callable")
+    warm.add_argument("--allow-memory", action="store_true",
+                      help="run even if the store fell back to memory (nothing is kept)")
     _add_cache(verbs)
     _add_bundle(verbs)
     add_verb(verbs, "demo", run_demo, "a COMPILE_ONLY pass, one batch build, statistics",

@@ -15,6 +15,7 @@ from clmodes.runtime import default_store
 from clmodes.warm import warm
 from clmodes.cli.devices import select_device
 from clmodes.cli.errors import UsageError
+from clmodes.errors import StoreNotPersistentError
 from clmodes.cli.render import emit, warm_text
 
 
@@ -44,7 +45,10 @@ def run_warm(args: argparse.Namespace) -> int:
     select_device(args)
     workload = load_workload(args.workload)
     started = time.perf_counter()
-    statistics = warm(workload)
+    try:
+        statistics = warm(workload, allow_memory=args.allow_memory)
+    except StoreNotPersistentError as error:
+        raise UsageError(f"{error} (--allow-memory)") from error
     report: dict[str, Any] = {
         "workload": args.workload,
         "devices": [each.device.label for each in all_clients()],

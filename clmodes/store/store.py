@@ -26,6 +26,13 @@ class Store(Database):
 
     def __init__(self, directory: Path | str | None) -> None:
         super().__init__(*open_store(directory))
+        # Asked for a directory, given memory: what a warm must not report as success.
+        self.requested = None if directory is None else Path(directory)
+
+    @property
+    def fell_back(self) -> bool:
+        """Was a directory asked for and memory used instead?"""
+        return self.in_memory and self.requested is not None
 
     # -- tune results ------------------------------------------------------------------
 

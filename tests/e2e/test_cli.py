@@ -62,3 +62,34 @@ def test_warm_of_a_broken_kernel_prints_the_compilers_message(tmp_path):
     assert lines[head].startswith("clmodes: kernel 'k' failed to build on ")
     assert "no_such_name" in "\n".join(lines[head + 1:])  # the compiler's words follow
     assert "Traceback" not in out.stderr
+
+
+TINY_WORKLOAD = '''
+import clmodes
+def workload():
+    source = "__kernel void k(__global float* a) { a[get_global_id(0)] = 1.0f; }"
+    clmodes.client().stream().launch(clmodes.Kernel(source, "k"), 1, None, None)
+'''
+
+
+def test_warm_that_can_keep_nothing_fails_unless_allowed(tmp_path):
+    """A cache dir below a regular file (permissions do not bind root) cannot be used: the
+    store falls back to memory, and a build machine must not report success."""
+    (tmp_path / "tiny_workload.py").write_text(TINY_WORKLOAD)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path),
+           "CLMODES_CACHE_DIR": str(blocker / "cache")}
+
+    def warm(*extra):
+        return subprocess.run([sys.executable, "-m", "clmodes", "warm", "tiny_workload:workload",
+                               *extra], capture_output=True, text=True, timeout=300,
+                              cwd=tmp_path, env=env)
+
+    refused = warm()
+    assert refused.returncode == 2
+    assert any(line.startswith("clmodes: ") and "--allow-memory" in line and "in memory" in line
+               for line in refused.stderr.splitlines()), refused.stderr
+    allowed = warm("--allow-memory", "--json")
+    assert allowed.returncode == 0, allowed.stderr
+    assert json.loads(allowed.stdout)["store"] == ":memory:"
