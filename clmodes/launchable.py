@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyopencl as cl
+import pyopencl.array as cla
 
 from clmodes.errors import KernelLaunchError
 from clmodes.kernel import RENAMED
@@ -165,6 +166,20 @@ class Launchable:
         try:
             return kernel(queue, global_size, local_size, *args)
         except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError) as error:
+            # Only now, off the hot path: `pyopencl.array.Array`s where buffers belong.
+            try:
+                converted = _with_buffers(args)
+            except cl.Error as refused:
+                raise KernelLaunchError(
+                    f"kernel {self.name!r} on {self.device_label}: an array view at an "
+                    f"offset the device cannot address as a sub-buffer "
+                    f"({str(refused).split(': ')[-1]}); pass a copy or an aligned view"
+                ) from error
+            if converted is not None:
+                try:
+                    return kernel(queue, global_size, local_size, *converted)
+                except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError):
+                    pass
             raise KernelLaunchError(self._explain(error, args)) from error
 
     def _refuse_python_scalars(self, args: tuple[object, ...]) -> None:
@@ -191,10 +206,47 @@ class Launchable:
         if self.args is not None:
             for i, (info, value) in enumerate(zip(self.args, args)):
                 is_memory = isinstance(value, (cl.MemoryObjectHolder, cl.LocalMemory))
-                if info.pointer != is_memory:
+                if info.pointer != is_memory and not isinstance(value, cla.Array):
                     wanted = "a buffer (pass array.data)" if info.pointer else "a scalar"
                     return (
                         f"{head}argument {i} ({info.type_name} {info.name}) needs {wanted}, "
                         f"got {type(value).__name__}"
                     )
+                problem = None if info.pointer else _scalar_problem(self.dtypes, i, value)
+                if problem:
+                    return f"{head}argument {i} ({info.type_name} {info.name}) {problem}"
         return f"{head}{error}"
+
+
+def _with_buffers(args: tuple[object, ...]) -> tuple[object, ...] | None:
+    """The arguments with each `pyopencl.array.Array` as its buffer (its offset kept, as a
+    sub-buffer); None when there is none to convert."""
+    if not any(isinstance(a, cla.Array) for a in args):
+        return None
+    return tuple(_buffer_of(a) if isinstance(a, cla.Array) else a for a in args)
+
+
+def _buffer_of(array: cla.Array) -> cl.MemoryObjectHolder:
+    if not array.offset:
+        return array.base_data
+    return array.base_data.get_sub_region(array.offset, array.nbytes)
+
+
+def _scalar_problem(dtypes: list[object] | None, index: int, value: object) -> str | None:
+    """What is wrong with a value for a scalar argument of a known type, in words."""
+    dtype = None if dtypes is None else dtypes[index]
+    if dtype is None:
+        return None
+    kind = np.dtype(dtype)
+    if isinstance(value, (np.generic, np.ndarray)):
+        return None
+    if not isinstance(value, (bool, int, float)):
+        return f"needs a number, got {type(value).__name__} {value!r:.40}"
+    if kind.kind in "iu":
+        if isinstance(value, float):
+            return f"needs an integer, got float {value!r}"
+        info = np.iinfo(kind)
+        if not info.min <= value <= info.max:
+            return f"cannot hold {value} ({kind.name}: {info.min}..{info.max})"
+    return None
+
