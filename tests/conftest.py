@@ -67,3 +67,7 @@ def kernels_cl_small_race_policy():
     kernels_cl.set_race_policy(clmodes.RacePolicy(warmup=1, first_samples=2, total_samples=3))
     yield
     kernels_cl.set_race_policy(None)
+
+
+# Bundle fixtures shared by the unit, device and end-to-end bundle tests.
+from support.bundles import small_bundle, target  # noqa: E402, F401

@@ -1,7 +1,6 @@
 """DESIGN §2 Autotune: every rule, on real OpenCL."""
 
 import threading
-import uuid
 
 import numpy as np
 import pyopencl as cl
@@ -12,22 +11,13 @@ from clmodes import (
     Kernel,
     ProcessMode,
     ProcessModeOverride,
-    StatisticsReader,
     StreamMode,
     TuneError,
     Tunable,
     kernel_variants,
 )
 from support import fresh
-from support.tunables import SOURCE, buffers, launch_twice, make_tunable
-
-
-def unique(prefix="t"):
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-def keys(collector):
-    return StatisticsReader(collector).statistics().autotune.keys
+from support.tunables import SOURCE, buffers, keys, launch_twice, make_tunable, slow_and_fast_candidates, unique
 
 
 def test_miss_tunes_once_then_hits(stream, collector, build_spy):
@@ -175,21 +165,6 @@ def test_measurements_use_profiling_events(stream):
     tunable(stream, out, x, 4096)
     record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
     assert "launched nothing" in record["dropped"]["idle"]
-
-
-def slow_and_fast_candidates() -> dict:
-    base = Kernel(fresh(SOURCE), "twice")
-    fast = kernel_variants(base, launch_twice, defines={"ITEMS": [4]})
-    slow_kernel = Kernel(fresh("""
-        __kernel void slow(__global float* out, __global const float* x, int n) {
-            int i = get_global_id(0); float acc = x[i];
-            for (int k = 0; k < 20000; ++k) acc = acc * 0.999f + 0.001f;
-            if (i < n) out[i] = acc; }"""), "slow")
-
-    def slow(stream, out, x, n):
-        return stream.launch(slow_kernel, n, None, out.data, x.data, n)
-
-    return {**fast, "slow": slow}
 
 
 @pytest.mark.parametrize("slow_first", [False, True])

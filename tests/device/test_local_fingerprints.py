@@ -1,4 +1,4 @@
-"""Fingerprints of recorded devices (tests/fixtures/devices/*.json) and of the local ones.
+"""Fingerprints of the local devices, in this process and in another.
 
 Each fixture is one device as `clinfo` shows it: the fields of `DeviceDescription`, plus a
 "source" saying where the values come from (keys that are not fields are ignored).
@@ -17,44 +17,7 @@ from pathlib import Path
 import clmodes
 from clmodes import DeviceDescription, Fingerprint
 from clmodes.device import normalize_vendor
-from support.recorded_devices import ALL, FIELDS
-
-REQUIRED = {f.name for f in dataclasses.fields(DeviceDescription)
-            if f.default is dataclasses.MISSING}
-FIELD_NAMES = ["vendor", "name", "compute_units", "memory", "opencl", "driver", "platform"]
-
-
-def fp(name: str) -> Fingerprint:
-    return Fingerprint.of(ALL[name])
-
-
-# The model string of every fixture. These strings key stored tune results: a change here
-# orphans every store, so it must be deliberate (and bump the store's format version).
-MODELS = {
-    "amd-radeon-680m-gfx1035": "AMD | AMD Radeon Graphics (gfx1035) | 6CU | 8GiB | OpenCL 2.0",
-    "amd-radeon-780m-gfx1103": "AMD | AMD Radeon Graphics (gfx1103) | 6CU | 8GiB | OpenCL 2.0",
-    "amd-rx7900xtx-rocm-3602": "AMD | AMD Radeon RX 7900 XTX (gfx1100) | 48CU | 24GiB | OpenCL 2.0",
-    "amd-rx7900xtx-rocm-3635": "AMD | AMD Radeon RX 7900 XTX (gfx1100) | 48CU | 24GiB | OpenCL 2.0",
-    "intel-arc-a770": "Intel | Intel(R) Arc(TM) A770 Graphics | 512CU | 15GiB | OpenCL 3.0",
-    "intel-cpu-runtime-epyc-7763":
-        "Intel | AMD EPYC 7763 64-Core Processor | 4CU | host memory | OpenCL 3.0",
-    "intel-cpu-runtime-xeon-8272cl":
-        "Intel | Intel(R) Xeon(R) Platinum 8272CL CPU @ 2.60GHz | 2CU | host memory | OpenCL 3.0",
-    "nvidia-h200": "NVIDIA | NVIDIA H200 | 132CU | 140GiB | OpenCL 3.0",
-    "nvidia-rtx4090-535": "NVIDIA | NVIDIA GeForce RTX 4090 | 128CU | 24GiB | OpenCL 3.0",
-    "nvidia-rtx4090-550": "NVIDIA | NVIDIA GeForce RTX 4090 | 128CU | 24GiB | OpenCL 3.0",
-    "oclgrind": "Oclgrind | Oclgrind Simulator | 1CU | 128MiB | OpenCL 1.2",
-    "pocl-amd-epyc": "PoCL | pthread-AMD EPYC | 2CU | host memory | OpenCL 3.0",
-}
-
-VENDORS = {name: model.split(" | ")[0] for name, model in MODELS.items()}
-
-# The same board under two drivers.
-SAME_MODEL = [
-    ("amd-rx7900xtx-rocm-3602", "amd-rx7900xtx-rocm-3635"),
-    ("nvidia-rtx4090-535", "nvidia-rtx4090-550"),
-]
-
+from support.recorded_devices import ALL, FIELD_NAMES, FIELDS, fp
 
 _IN_A_FRESH_PROCESS = """
 import json, sys

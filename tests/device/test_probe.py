@@ -11,49 +11,24 @@ import itertools
 import json
 import logging
 import os
-import textwrap
 import uuid
-from pathlib import Path
 
 import pytest
 
 import clmodes
 from clmodes import (
-    Kernel,
     ProcessMode,
     ProcessModeOverride,
     ProbeResult,
     StatisticsReader,
-    Tunable,
-    kernel_variants,
     roofline_fraction,
 )
 from clmodes import bundle
-from clmodes.probing import PROBE_VERSION, Figure, cached, forget
+from clmodes.probing import PROBE_VERSION, cached, forget
 from clmodes.store import Store
-from support import fresh
-from support.subprocesses import last_json, run_cli, run_python
-from support.tunables import SOURCE, buffers, launch_twice
+from support.tunables import buffers
+from support.probes import TOLERANCE, agree, cost_tunable, figures, make_result
 
-TOLERANCE = 0.35
-
-
-def cli(cache_dir: Path, *args: str) -> dict:
-    out = run_cli(cache_dir, "probe", "--json", *args)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
-
-
-def script(cache_dir: Path, code: str) -> dict:
-    return last_json(run_python(textwrap.dedent(code), cache_dir))
-
-
-def agree(a: float, b: float) -> bool:
-    return abs(a - b) <= TOLERANCE * max(a, b)
-
-
-def figures(result: ProbeResult) -> list[Figure]:
-    return [*result.bandwidth, *result.compute]
 
 
 # -- measuring ---------------------------------------------------------------------------
@@ -112,19 +87,6 @@ def test_compile_only_with_a_cached_result_returns_it_and_refresh_measures_nothi
 # -- the store ---------------------------------------------------------------------------
 
 
-def make_result(model="test | model", bandwidth=(10.0, 8.0, 12.0), compute=(5.0, 40.0)) -> ProbeResult:
-    def figure(name, unit, value):
-        return Figure(name, unit, value, 1.0, int(value * 1e9), 1024, 256, 4, 10, 2, True, 0.01)
-
-    return ProbeResult(
-        device="test device", model=model, exact=model + " | driver 1",
-        bandwidth=tuple(figure(n, "GB/s", v) for n, v in zip(("read", "write", "copy"), bandwidth)),
-        compute=tuple(figure(n, "GFLOP/s", v) for n, v in zip(("float", "float4"), compute)),
-        buffer_bytes=64 << 20, statistic="median", tolerance=0.05, seconds=1.0,
-        measured_at=1.0, clmodes=clmodes.__version__,
-    )
-
-
 def test_store_keeps_probe_results_as_json(tmp_path, caplog):
     store = Store(tmp_path)
     result = make_result()
@@ -164,13 +126,6 @@ def test_result_from_another_probe_version_is_a_miss(client, tmp_path, caplog):
 
 
 # -- scoring -----------------------------------------------------------------------------
-
-
-def cost_tunable(name: str) -> Tunable:
-    candidates = kernel_variants(Kernel(fresh(SOURCE), "twice"), launch_twice,
-                                 defines={"ITEMS": [1, 4]})
-    return Tunable(name, key=lambda out, x, n: {"n": n}, candidates=candidates,
-                   cost=lambda out, x, n: (8 * n, 0))  # reads 4 bytes and writes 4 per element
 
 
 def test_tune_records_roofline_per_candidate_when_a_probe_is_cached(stream, tmp_path):

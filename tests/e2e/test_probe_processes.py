@@ -7,41 +7,12 @@ stability check allows a third run and asserts that two of the three agree.
 """
 
 import json
-import textwrap
-from pathlib import Path
 
 
-import clmodes
-from clmodes import (
-    Kernel,
-    ProbeResult,
-    Tunable,
-    kernel_variants,
-)
-from clmodes.probing import PROBE_VERSION, Figure
-from support import fresh
-from support.subprocesses import last_json, run_cli, run_python
-from support.tunables import SOURCE, launch_twice
+from clmodes.probing import PROBE_VERSION
+from support.subprocesses import run_cli
+from support.probes import cli, script
 
-TOLERANCE = 0.35
-
-
-def cli(cache_dir: Path, *args: str) -> dict:
-    out = run_cli(cache_dir, "probe", "--json", *args)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
-
-
-def script(cache_dir: Path, code: str) -> dict:
-    return last_json(run_python(textwrap.dedent(code), cache_dir))
-
-
-def agree(a: float, b: float) -> bool:
-    return abs(a - b) <= TOLERANCE * max(a, b)
-
-
-def figures(result: ProbeResult) -> list[Figure]:
-    return [*result.bandwidth, *result.compute]
 
 
 # -- measuring ---------------------------------------------------------------------------
@@ -134,26 +105,6 @@ def test_cached_result_is_read_back_by_a_fresh_process_and_the_cli(tmp_path):
 # -- the store ---------------------------------------------------------------------------
 
 
-def make_result(model="test | model", bandwidth=(10.0, 8.0, 12.0), compute=(5.0, 40.0)) -> ProbeResult:
-    def figure(name, unit, value):
-        return Figure(name, unit, value, 1.0, int(value * 1e9), 1024, 256, 4, 10, 2, True, 0.01)
-
-    return ProbeResult(
-        device="test device", model=model, exact=model + " | driver 1",
-        bandwidth=tuple(figure(n, "GB/s", v) for n, v in zip(("read", "write", "copy"), bandwidth)),
-        compute=tuple(figure(n, "GFLOP/s", v) for n, v in zip(("float", "float4"), compute)),
-        buffer_bytes=64 << 20, statistic="median", tolerance=0.05, seconds=1.0,
-        measured_at=1.0, clmodes=clmodes.__version__,
-    )
-
-
 # -- scoring -----------------------------------------------------------------------------
-
-
-def cost_tunable(name: str) -> Tunable:
-    candidates = kernel_variants(Kernel(fresh(SOURCE), "twice"), launch_twice,
-                                 defines={"ITEMS": [1, 4]})
-    return Tunable(name, key=lambda out, x, n: {"n": n}, candidates=candidates,
-                   cost=lambda out, x, n: (8 * n, 0))  # reads 4 bytes and writes 4 per element
 
 

@@ -23,3 +23,13 @@ def fixtures() -> dict[str, DeviceDescription]:
 
 
 ALL = fixtures()
+
+
+FIELD_NAMES = ["vendor", "name", "compute_units", "memory", "opencl", "driver", "platform"]
+
+
+def fp(name: str):  # -> clmodes.Fingerprint
+    """The fingerprint of a recorded device."""
+    from clmodes import Fingerprint
+
+    return Fingerprint.of(ALL[name])

@@ -5,11 +5,14 @@ Kept in its own module so that subprocesses can import the very same tunable.
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 import pyopencl.array as cla
 
 import clmodes
-from clmodes import Kernel, Tunable, kernel_variants
+from clmodes import Kernel, StatisticsReader, Tunable, kernel_variants
+from support.devices import fresh
 
 SOURCE = """
 __kernel void twice(__global float* out, __global const float* x, int n)
@@ -87,3 +90,26 @@ def heavy_workload(seconds_hint: int = 1) -> np.ndarray:
     HEAVY_BUFFER = cla.to_device(stream.queue, np.full(1 << 16, 5.0, np.float32))
     stream.launch(Kernel(HEAVY, "heavy"), HEAVY_BUFFER.size, None, HEAVY_BUFFER.data, 200_000)
     return HEAVY_BUFFER.get()
+
+
+def unique(prefix="t"):
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def keys(collector):
+    return StatisticsReader(collector).statistics().autotune.keys
+
+
+def slow_and_fast_candidates() -> dict:
+    base = Kernel(fresh(SOURCE), "twice")
+    fast = kernel_variants(base, launch_twice, defines={"ITEMS": [4]})
+    slow_kernel = Kernel(fresh("""
+        __kernel void slow(__global float* out, __global const float* x, int n) {
+            int i = get_global_id(0); float acc = x[i];
+            for (int k = 0; k < 20000; ++k) acc = acc * 0.999f + 0.001f;
+            if (i < n) out[i] = acc; }"""), "slow")
+
+    def slow(stream, out, x, n):
+        return stream.launch(slow_kernel, n, None, out.data, x.data, n)
+
+    return {**fast, "slow": slow}

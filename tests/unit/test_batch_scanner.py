@@ -1,39 +1,6 @@
-"""Batched compile queue: DESIGN §2 'Compile queue and batching'."""
-
-import numpy as np
-import pyopencl.array as cla
+"""Kernel identity and the file-scope scanner, without a device."""
 
 from clmodes import Kernel
-
-VARIANT_SRC = """
-#define TILE 4
-typedef float real;
-inline real helper(real x) { return x * FACTOR + TILE; }
-__kernel void apply(__global real* out, __global const real* x, int n)
-{
-    int i = get_global_id(0);
-    if (i < n) out[i] = helper(x[i]);
-}
-"""
-
-# Another source with the same helper name, macro name and typedef name.
-OTHER_SRC = """
-#define TILE 100
-typedef int real;
-inline float helper(float x) { return x - TILE; }
-__kernel void apply(__global float* out, __global const float* x, int n)
-{
-    int i = get_global_id(0);
-    if (i < n) out[i] = helper(x[i]);
-}
-"""
-
-
-def _run(stream, kernel, n=8):
-    x = cla.to_device(stream.queue, np.arange(n, dtype=np.float32))
-    out = cla.zeros(stream.queue, n, np.float32)
-    stream.launch(kernel, n, None, out.data, x.data, n)
-    return out.get()
 
 
 def test_define_options_are_defines():

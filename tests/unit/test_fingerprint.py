@@ -13,15 +13,10 @@ import pytest
 
 from clmodes import DeviceDescription, Fingerprint
 from clmodes.device import normalize_vendor
-from support.recorded_devices import ALL, FIXTURES
+from support.recorded_devices import ALL, FIELD_NAMES, FIXTURES, fp
 
 REQUIRED = {f.name for f in dataclasses.fields(DeviceDescription)
             if f.default is dataclasses.MISSING}
-FIELD_NAMES = ["vendor", "name", "compute_units", "memory", "opencl", "driver", "platform"]
-
-
-def fp(name: str) -> Fingerprint:
-    return Fingerprint.of(ALL[name])
 
 
 # The model string of every fixture. These strings key stored tune results: a change here

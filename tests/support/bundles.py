@@ -1,0 +1,71 @@
+"""Bundle test helpers: recorded devices, a store filled for them, a small bundle, and
+the check that a refused bundle left the store as it was."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clmodes import bundle
+from clmodes.bundle import BundleError
+from clmodes.device import Device, DeviceDescription
+from clmodes.store import Store, StoreEntries
+
+TESTS = Path(__file__).resolve().parents[1]
+FIXTURES = TESTS / "fixtures" / "devices"
+
+
+def fixture_device(name: str, index: int = 0) -> Device:
+    data = json.loads((FIXTURES / f"{name}.json").read_text())
+    fields = {k: v for k, v in data.items() if k in DeviceDescription.__dataclass_fields__}
+    return Device(index, None, DeviceDescription(**fields))
+
+
+def fill(store: Store, device: Device, tunable: str = "op", keys=(1, 2), blob=b"binary") -> None:
+    fp = device.fingerprint
+    for k in keys:
+        store.put_tune(fp.model, tunable, json.dumps({"n": k}), "c0", {"winner": f"w{k}"})
+    store.put_binary(fp.exact, f"batch-{tunable}", ["u1"], blob + fp.exact.encode(),
+                     [(f"kernel-{tunable}", "k", None)])
+
+
+def snapshot(store: Store) -> StoreEntries:
+    return store.entries()
+
+
+@pytest.fixture(scope="module")
+def small_bundle(tmp_path_factory) -> bytes:
+    directory = tmp_path_factory.mktemp("small")
+    store = Store(directory / "store")
+    fill(store, fixture_device("nvidia-rtx4090-550"))
+    fill(store, fixture_device("amd-rx7900xtx-rocm-3602"))
+    bundle.export(directory / "b.clmodes", store=store)
+    return (directory / "b.clmodes").read_bytes()
+
+
+@pytest.fixture
+def target(tmp_path) -> Store:
+    """A local store with an entry of its own, which no bad bundle may disturb."""
+    store = Store(tmp_path / "target")
+    store.put_tune("local model", "mine", "k", "c", {"winner": "local"})
+    return store
+
+
+def assert_rejected(data: bytes, tmp_path: Path, target: Store) -> None:
+    before = snapshot(target)
+    path = tmp_path / "bad.clmodes"
+    path.write_bytes(data)
+    with pytest.raises(BundleError) as caught:
+        bundle.install(path, target, local=[fixture_device("nvidia-rtx4090-550")])
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+    assert snapshot(target) == before
+
+
+def rewrite_manifest(data: bytes, change) -> bytes:
+    rest = data[len(bundle.MAGIC):]
+    size, _, rest = rest.partition(b"\n")
+    manifest = json.loads(rest[: int(size)])
+    payload = rest[int(size):]
+    change(manifest)
+    header = json.dumps(manifest).encode()
+    return bundle.MAGIC + f"{len(header)}\n".encode() + header + payload
