@@ -158,8 +158,6 @@ class Launchable:
             global_size = _size(global_size)
         if local_size is not None and type(local_size) is not tuple:
             local_size = _size(local_size)
-        if self.unresolved:
-            self._refuse_python_scalars(args)
         kernel = self.per_thread.get(threading.get_ident())
         if kernel is None:
             kernel = self._adopt(cl.Kernel(self.program, self.entry))
@@ -182,19 +180,18 @@ class Launchable:
                     pass
             raise KernelLaunchError(self._explain(error, args)) from error
 
-    def _refuse_python_scalars(self, args: tuple[object, ...]) -> None:
-        """A Python number cannot be converted to a type nobody could resolve: converting
-        it by guess wrote the bits of 7.0f where an int 7 was meant."""
+    def _unresolved_problem(self, args: tuple[object, ...]) -> str | None:
+        """A Python number for a type nobody could resolve: its dtype slot is None, so
+        pyopencl refuses it (converting it by guess wrote the bits of 7.0f where an int 7
+        was meant); say why, on the error path only."""
         assert self.args is not None
         for i in self.unresolved:
             if isinstance(args[i], (bool, int, float)):
                 info = self.args[i]
-                raise KernelLaunchError(
-                    f"kernel {self.name!r} on {self.device_label}: argument {i} "
-                    f"({info.type_name} {info.name}) has a typedef whose #if branches "
-                    f"disagree, so a Python {type(args[i]).__name__} cannot be converted; "
-                    f"pass a numpy scalar of its type (e.g. numpy.int32(...))"
-                )
+                return (f"argument {i} ({info.type_name} {info.name}) has a typedef whose #if "
+                        f"branches disagree, so a Python {type(args[i]).__name__} cannot be "
+                        f"converted; pass a numpy scalar of its type (e.g. numpy.int32(...))")
+        return None
 
     def _signature(self) -> str:
         if self.args is None:
@@ -203,6 +200,9 @@ class Launchable:
 
     def _explain(self, error: Exception, args: tuple[object, ...]) -> str:
         head = f"kernel {self.name!r} on {self.device_label}: "
+        unresolved = self._unresolved_problem(args) if self.unresolved else None
+        if unresolved:
+            return head + unresolved
         if self.args is not None:
             for i, (info, value) in enumerate(zip(self.args, args)):
                 is_memory = isinstance(value, (cl.MemoryObjectHolder, cl.LocalMemory))

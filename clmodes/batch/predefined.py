@@ -26,6 +26,7 @@ the issue).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -108,8 +109,13 @@ class CompilerMacros:
     absent: frozenset[str]  # names the compiler certainly does not define
     unsupported: str | None = None  # why no unit with these options can batch
 
-    def as_dict(self) -> dict[str, str]:
+    @functools.cached_property
+    def named(self) -> dict[str, str]:
+        """`values` as a dict, made once: preprocessing asks it on every directive."""
         return dict(self.values)
+
+    def as_dict(self) -> dict[str, str]:
+        return self.named
 
     def maybe_predefined(self, name: str) -> bool:
         """Could the compiler define `name`, although it is not among `values`?"""

@@ -147,9 +147,14 @@ def _function_name(head: list[str]) -> str | None:
     return before[-1] if before and is_name(before[-1]) else None
 
 
+def _words(tokens: Iterable[Token]) -> list[str]:
+    """The texts the compiler parses, attributes left out."""
+    return _strip_attributes([t.text for t in significant(list(tokens))])
+
+
 def declared(tokens: Iterable[Token]) -> UnitSymbols:
     """The file-scope identifiers and simple typedefs of a preprocessed unit."""
-    words = _strip_attributes([t.text for t in significant(list(tokens))])
+    words = _words(tokens)
     names: list[str] = []
     typedefs: list[tuple[str, str]] = []
     for head, bodies in _top_level_statements(words):
@@ -172,8 +177,7 @@ def raw_typedefs(tokens: Iterable[Token]) -> dict[str, str | None]:
     different types maps to None: which one is active cannot be known without the
     preprocessor, so it must never be guessed."""
     found: dict[str, str | None] = {}
-    words = _strip_attributes([t.text for t in significant(list(tokens))])
-    for head, _ in _top_level_statements(words):
+    for head, _ in _top_level_statements(_words(tokens)):
         for name, base in _simple_typedef(head):
             if name in found and found[name] != base:
                 found[name] = None

@@ -31,6 +31,11 @@ _LINE = re.compile(r'^#line (\d+) "([^"\n]*)"', re.M)
 TAG = re.compile(r"clmodes-([0-9a-f]{12})")
 
 
+def macro_name(define: str) -> str:
+    """`MAP` of a function-like define `MAP(x)`; a plain define's own name."""
+    return define.split("(", 1)[0]
+
+
 @dataclasses.dataclass(frozen=True)
 class Unit:
     """One source with one set of defines and options: what a batch wraps and renames."""
@@ -53,9 +58,11 @@ class Unit:
         """The file name its `#line` directives give it inside a batch."""
         return f"clmodes-{self.unit_key[:12]}"
 
-    def define_lines(self) -> list[str]:
-        """Its defines as `-D` would make them (`-D FOO` defines FOO as 1)."""
-        return [f"#define {name} {'1' if value is None else value}" for name, value in self.defines]
+    def define_lines(self, only: frozenset[str] | None = None) -> list[str]:
+        """Its defines (those whose macro name is in `only`, if given) as `-D` would make
+        them (`-D FOO` defines FOO as 1)."""
+        return [f"#define {name} {'1' if value is None else value}" for name, value in self.defines
+                if only is None or macro_name(name) in only]
 
     def render_alone(self) -> str:
         """The source as plain pyopencl would build it (defines first, user's line numbers)."""
@@ -148,7 +155,7 @@ _reads: dict[tuple[str, tuple[str, ...], CompilerMacros], frozenset[str]] = {}
 
 
 def _symbolic(unit: Unit, macros: CompilerMacros) -> PreparedUnit | None:
-    values = {name.split("(")[0]: value for name, value in unit.defines}
+    values = {macro_name(name): value for name, value in unit.defines}
     predefined = macros.as_dict()
     if any(macros.maybe_predefined(n) or n in predefined for n in values):
         return None
@@ -158,7 +165,7 @@ def _symbolic(unit: Unit, macros: CompilerMacros) -> PreparedUnit | None:
         names = frozenset(values) - read
         if not names:
             return None
-        real = tuple((n, v) for n, v in unit.defines if n.split("(")[0] in read)
+        real = tuple((n, v) for n, v in unit.defines if macro_name(n) in read)
         found = _symbolic_shape(unit.source, names, real, unit.options, macros)
         if found is None:
             return None
@@ -173,14 +180,13 @@ def _framed(unit: Unit, found: tuple[_Shape, frozenset[str]], names: frozenset[s
             macros: CompilerMacros) -> PreparedUnit | None:
     """The shared shape with the unit's symbolic defines in front and `#undef`s after."""
     shape, own_macros = found
-    symbolic = [(n, v) for n, v in unit.defines if n.split("(")[0] in names]
+    symbolic = [(n, v) for n, v in unit.defines if macro_name(n) in names]
     # A define whose value names one of the unit's macros or renamed identifiers must be
     # expanded before renaming: only a full preprocessing does that.
     used = {t.text for _, v in symbolic if v for t in tokenize(v) if t.kind is Kind.IDENT}
     if used & (own_macros | shape.identifiers):
         return None
-    lines = [f"#define {n} {'1' if v is None else v}" for n, v in symbolic]
-    framed = (lines, [f"#undef {n.split('(')[0]}" for n, _ in symbolic])
+    framed = (unit.define_lines(names), [f"#undef {macro_name(n)}" for n, _ in symbolic])
     aliases = dict(shape.typedefs)
     for name, value in symbolic:  # `-D REAL=float` with `typedef REAL real_t;`
         if value and name not in aliases and re.fullmatch(r"[A-Za-z_][\w ]*", value):

@@ -225,20 +225,6 @@ def test_memory_labels():
     assert fp("nvidia-h200").fields()["memory"] == "140GiB"
 
 
-_IN_A_FRESH_PROCESS = """
-import json, sys
-from pathlib import Path
-import clmodes
-sys.path.insert(0, sys.argv[1])
-from support.recorded_devices import ALL
-out = {"fixtures": {n: [f.vendor, f.model, f.exact] for n, d in ALL.items()
-                    for f in [clmodes.Fingerprint.of(d)]},
-       "local": [[d.fingerprint.vendor, d.fingerprint.model, d.fingerprint.exact]
-                 for d in clmodes.devices()]}
-print(json.dumps(out))
-"""
-
-
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_fingerprints_hold_no_object_reprs(name):
     f = fp(name)
