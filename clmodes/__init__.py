@@ -34,6 +34,7 @@ from clmodes.runtime import default_store, set_cache_dir
 from clmodes.stream import Stream
 from clmodes.tune import RacePolicy, Tunable, Variant, kernel_variants
 from clmodes.warm import warm
+from clmodes import capture  # noqa: F401 - registers the override capture (capture.py)
 from clmodes.probing import ProbePolicy, ProbeResult, probe
 from clmodes.roofline import roofline_fraction
 

@@ -46,12 +46,20 @@ def measurement_stream(caller: Stream) -> Stream:
     return client(caller.device).stream(f"clmodes.measure.{threading.get_ident()}")
 
 
-def gather(stream: Stream, run: Run) -> None:
+def gather(stream: Stream, run: Run) -> set[str]:
     """Run `run` with queue-only launches on `stream`: its kernels join the compile
     queue, nothing executes (without switching the whole process to COMPILE_ONLY under
-    other threads' feet)."""
-    with stream.gathering():
+    other threads' feet). Returns the keys of the kernels it launched."""
+    with stream.gathering() as seen:
         run()
+    return seen
+
+
+def identify(stream: Stream, run: Run) -> set[str]:
+    """The keys of the kernels `run` launches on `stream`; nothing is queued or run."""
+    with stream.identifying() as seen:
+        run()
+    return seen
 
 
 def build_queued(stream: Stream) -> None:

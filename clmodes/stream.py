@@ -39,6 +39,10 @@ class Stream:
         )
         self.modes = StreamModes()  # its live StreamModeOverrides (owned by execution)
         self._capturing: list[cl.Event] | None = None
+        # The keys of kernels launched meanwhile (`gathering`, `identifying`); read only
+        # on the slow path, so the launch path of an obtained kernel never pays for it.
+        self._seen: set[str] | None = None
+        self._drop_all = False
 
     @property
     def device(self) -> "Device":
@@ -77,22 +81,44 @@ class Stream:
                 if self._capturing is not None:
                     self._capturing.append(event)
                 return event
+        if self._seen is not None:
+            self._seen.add(kernel.key)
+            if self._drop_all:
+                return None
         event = self.server.act(self.queue, kernel, verdict, global_size, local_size, args)
         if self._capturing is not None and event is not None:
             self._capturing.append(event)
         return event
 
     @contextmanager
-    def gathering(self) -> Iterator[None]:
-        """Launches only queue their kernels (verdict QUEUE), whatever the process mode.
+    def gathering(self) -> Iterator[set[str]]:
+        """Launches only queue their kernels (verdict QUEUE), whatever the process mode;
+        yields the keys of the kernels launched meanwhile.
 
         For measurements: before measuring candidates, a tune runs each once like this so
         that all their kernels build in one batch, without switching the whole process to
         COMPILE_ONLY under other threads' feet."""
+        with self._watching(drop=False) as seen:
+            yield seen
+
+    @contextmanager
+    def identifying(self) -> Iterator[set[str]]:
+        """Launches are dropped, not even queued; yields the keys of the kernels launched.
+
+        What a tune entry's identity is checked with: which kernels a candidate launches
+        now, without compiling (or queueing for compilation) the losers' kernels."""
+        with self._watching(drop=True) as seen:
+            yield seen
+
+    @contextmanager
+    def _watching(self, drop: bool) -> Iterator[set[str]]:
         token = self.modes.push(StreamMode.DISCARD, LaunchMode.QUEUE)
+        previous = self._seen, self._drop_all
+        self._seen, self._drop_all = set(), drop
         try:
-            yield
+            yield self._seen
         finally:
+            self._seen, self._drop_all = previous
             self.modes.pop(token)
 
     def build_queued(self) -> None:

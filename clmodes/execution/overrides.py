@@ -37,6 +37,15 @@ class ModeStack(Protocol):
     def pop(self, token: int) -> None: ...
 
 
+class CompileListener(Protocol):
+    """Told when the first compile-mode override opens and when the last one closes
+    (`clmodes.capture` persists the binaries a compile-mode run used)."""
+
+    def compile_started(self) -> None: ...
+
+    def compile_ended(self) -> None: ...
+
+
 class HasStreamModes(Protocol):
     """What `StreamModeOverride` needs of a stream: its mode stack."""
 
@@ -53,6 +62,18 @@ _collectors: tuple[StatisticsCollector, ...] = ()
 # for a stream with no override of its own, and for a stream overridden to DISCARD.
 default_verdict: LaunchMode = LaunchMode.EXECUTE
 discard_verdict: LaunchMode = LaunchMode.COMPILE
+_listeners: tuple[CompileListener, ...] = ()
+
+
+def listen(listener: CompileListener) -> None:
+    """Register a listener for compile-mode overrides (outermost open and close)."""
+    global _listeners
+    with _lock:
+        _listeners = (*_listeners, listener)
+
+
+def _compiling() -> bool:
+    return any(o.mode is not ProcessMode.EXECUTE for o in _live.values())
 
 
 def process_mode() -> ProcessMode:
@@ -94,9 +115,14 @@ class ProcessModeOverride:
         with _lock:
             if self._token is not None:
                 raise RuntimeError("this ProcessModeOverride is already open")
+            was = _compiling()
             self._token = next(_sequence)
             _live[self._token] = self
             _refresh()
+            started = not was and _compiling()
+        if started:
+            for listener in _listeners:
+                listener.compile_started()
         return self
 
     def __exit__(
@@ -106,10 +132,16 @@ class ProcessModeOverride:
         tb: TracebackType | None,
     ) -> None:
         with _lock:
-            if self._token is not None:
-                _live.pop(self._token, None)
-                self._token = None
-                _refresh()
+            if self._token is None:
+                return
+            was = _compiling()
+            _live.pop(self._token, None)
+            self._token = None
+            _refresh()
+            ended = was and not _compiling()
+        if ended:  # outside the lock: a listener may take seconds (capturing binaries)
+            for listener in _listeners:
+                listener.compile_ended()  # never raises (the listener's promise)
 
 
 class StreamModeOverride:

@@ -17,12 +17,15 @@ def info(db: Database) -> dict[str, Any]:
 
     def model_entry(model: str) -> dict[str, Any]:
         return devices.setdefault(model, {"tune_results": 0, "tune_bytes": 0,
-                                          "probe_results": 0, "drivers": {}})
+                                          "measurements": 0, "probe_results": 0,
+                                          "drivers": {}})
 
     for model, count, size in db.query(
         "SELECT model, COUNT(*), SUM(LENGTH(value)) FROM tune GROUP BY model"
     ):
         model_entry(model).update(tune_results=count, tune_bytes=size or 0)
+    for model, count in db.query("SELECT model, COUNT(*) FROM measurement GROUP BY model"):
+        model_entry(model)["measurements"] = count
     for model, count in db.query("SELECT model, COUNT(*) FROM probe GROUP BY model"):
         model_entry(model)["probe_results"] = count
     for exact, count, size in db.query(
@@ -56,4 +59,6 @@ def clear(db: Database, model: str | None = None) -> int:
         deleted += connection.execute("DELETE FROM probe" + where, parameters).rowcount
         deleted += connection.execute("DELETE FROM binaries" + like, like_parameters).rowcount
         connection.execute("DELETE FROM kernels" + like, like_parameters)
+        connection.execute("DELETE FROM measurement" + where, parameters)
+        connection.execute("DELETE FROM tune_lease" + where, parameters)
     return deleted

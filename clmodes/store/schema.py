@@ -27,6 +27,27 @@ CREATE TABLE IF NOT EXISTS tune (
     created REAL NOT NULL,
     PRIMARY KEY (format, model, tunable, tune_key, candidates)
 );
+CREATE TABLE IF NOT EXISTS measurement (
+    format INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    tunable TEXT NOT NULL,
+    tune_key TEXT NOT NULL,
+    candidate TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (format, model, tunable, tune_key, candidate, identity)
+);
+CREATE TABLE IF NOT EXISTS tune_lease (
+    model TEXT NOT NULL,
+    tunable TEXT NOT NULL,
+    tune_key TEXT NOT NULL,
+    candidates TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    heartbeat REAL NOT NULL,
+    decision TEXT,
+    PRIMARY KEY (model, tunable, tune_key, candidates)
+);
 CREATE TABLE IF NOT EXISTS binaries (
     exact TEXT NOT NULL,
     batch TEXT NOT NULL,
@@ -99,6 +120,24 @@ class TuneRow(Row):
     tunable: str
     tune_key: str
     candidates: str
+    value: str
+
+
+@dataclasses.dataclass(frozen=True)
+class MeasurementRow(Row):
+    """One candidate's measurement for one key, as taken (`value` is JSON: median_s,
+    samples_s, ... or `failed`), under the identity of the kernels it launched. Local to
+    a store: bundles carry decisions (`TuneRow`), whose records summarise these."""
+
+    KEY: ClassVar[tuple[str, ...]] = ("format", "model", "tunable", "tune_key", "candidate",
+                                      "identity")
+
+    format: int
+    model: str
+    tunable: str
+    tune_key: str
+    candidate: str
+    identity: str
     value: str
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from clmodes.store import binaries as binary_table
 from clmodes.store import entries as bulk
 from clmodes.store import kernels as kernel_index
-from clmodes.store import maintenance, probes, tunes
+from clmodes.store import leases, maintenance, measurements, probes, tunes
 from clmodes.store.connection import open_store
 from clmodes.store.kernels import KernelSpec
 from clmodes.store.schema import StoreEntries
@@ -45,6 +45,40 @@ class Store(Database):
         """Record a measured winner unless another process recorded one first; return the
         entry now in the store, so that every process agrees on one winner per key."""
         return tunes.put_tune(self, model, tunable, key, candidates, value)
+
+    def drop_stale_tune(self, model: str, tunable: str, key: str, candidates: str,
+                        stale: dict[str, Any]) -> bool:
+        """Delete a decision whose code changed (unless already replaced)."""
+        return tunes.drop_stale(self, model, tunable, key, candidates, stale)
+
+    def forget_tunes(self, tunable: str, key: str | None = None, model: str | None = None) -> int:
+        """Delete a tunable's decisions and measurements (one key and/or one device model,
+        or all), so they are measured again. Returns the decisions deleted."""
+        measurements.forget_measurements(self, model, tunable, key)
+        return tunes.forget_tunes(self, model, tunable, key)
+
+    # -- measurements and leases (`measurements`, `leases`: why they exist) ---------------
+
+    def measurements(self, model: str, tunable: str, key: str) -> dict[tuple[str, str], dict[str, Any]]:
+        """(candidate, identity) -> the measurement taken of it for this key."""
+        return measurements.measurements(self, model, tunable, key)
+
+    def put_measurement(self, model: str, tunable: str, key: str, candidate: str,
+                        identity: str, value: dict[str, Any]) -> None:
+        """Record one measurement now, even inside a deferred block."""
+        measurements.put_measurement(self, model, tunable, key, candidate, identity, value)
+
+    def claim_tune(self, key: leases.LeaseKey, owner: str) -> leases.Claim:
+        return leases.claim(self, key, owner)
+
+    def beat_tune(self, key: leases.LeaseKey, owner: str) -> None:
+        leases.beat(self, key, owner)
+
+    def decide_tune(self, key: leases.LeaseKey, owner: str, decision: str) -> None:
+        leases.decide(self, key, owner, decision)
+
+    def release_tune(self, key: leases.LeaseKey, owner: str) -> None:
+        leases.release(self, key, owner)
 
     # -- throughput probes -------------------------------------------------------------
 

@@ -113,6 +113,30 @@ class Database:
                 log.warning("clmodes store %s: write failed (%s)", self.location, error)
                 return False
 
+    def write_now(self, sql: str, parameters: tuple[Any, ...]) -> bool:
+        """One write in its own transaction even while this context defers writes: for
+        facts that must survive the deferred block failing or being killed (measurements,
+        tune leases)."""
+        with self._lock:
+            try:
+                patiently(lambda: self.execute_in_transaction([(sql, parameters)]))
+                return True
+            except sqlite3.Error as error:
+                log.warning("clmodes store %s: write failed (%s)", self.location, error)
+                return False
+
+    def delete(self, sql: str, parameters: tuple[Any, ...]) -> int:
+        """Run one DELETE now; the number of rows deleted (0 if it failed, logged)."""
+        def run() -> int:
+            with self.transaction() as connection:
+                return connection.execute(sql, parameters).rowcount
+        with self._lock:
+            try:
+                return patiently(run)
+            except sqlite3.Error as error:
+                log.warning("clmodes store %s: delete failed (%s)", self.location, error)
+                return 0
+
     def execute_in_transaction(self, statements: list[Statement]) -> None:
         """All of `statements` or none (re-runnable, so `patiently` can retry it)."""
         with self.transaction() as connection:

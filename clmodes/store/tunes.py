@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from clmodes.store.contention import patiently
+from clmodes.store.leases import delete_statement, retire
 from clmodes.store.schema import FORMAT_VERSION, TuneRow, model_filter
 from clmodes.store.transactions import Database
 
@@ -50,6 +51,7 @@ def put_tune(
         if existing is not None:
             return existing
         db.stage(INSERT, (*parameters, text, time.time()))
+        db.stage(*delete_statement((model, tunable, key, candidates)))
         return value
     try:
         return patiently(lambda: insert_once(db, parameters, text)) or value
@@ -69,6 +71,7 @@ def insert_once(db: Database, parameters: tuple[Any, ...], text: str) -> dict[st
                 "INSERT OR REPLACE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (*parameters, text, time.time()),
             )
+        retire(connection, parameters[1:])  # the lease's decision is now the tune row
         return existing
 
 
@@ -81,6 +84,38 @@ def parse_record(text: object) -> dict[str, Any] | None:
     if not isinstance(value, dict) or not isinstance(value.get("winner"), str):
         return None
     return value
+
+
+def drop_stale(db: Database, model: str, tunable: str, key: str, candidates: str,
+               stale: dict[str, Any]) -> bool:
+    """Delete a decision found stale (its code changed), unless it has been replaced by
+    another process meanwhile: a stale entry must not win "first recorded wins"."""
+    parameters = (FORMAT_VERSION, model, tunable, key, candidates)
+
+    def attempt() -> bool:
+        with db.transaction() as connection:
+            row = connection.execute(SELECT_VALUE, parameters).fetchone()
+            if row is None or parse_record(row[0]) != stale:
+                return False
+            connection.execute(SELECT_VALUE.replace("SELECT value", "DELETE"), parameters)
+            return True
+    try:
+        return patiently(attempt)
+    except sqlite3.Error as error:
+        log.warning("clmodes store %s: could not drop a stale tune entry (%s)", db.location, error)
+        return False
+
+
+def forget_tunes(db: Database, model: str | None, tunable: str, key: str | None) -> int:
+    """Delete a tunable's decisions (one key, one model, or all): they re-tune."""
+    where, parameters = ["tunable=?"], [tunable]
+    if model is not None:
+        where.append("model=?")
+        parameters.append(model)
+    if key is not None:
+        where.append("tune_key=?")
+        parameters.append(key)
+    return db.delete(f"DELETE FROM tune WHERE {' AND '.join(where)}", tuple(parameters))
 
 
 def tune_rows(db: Database, model: str | None) -> list[TuneRow]:

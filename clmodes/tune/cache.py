@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from clmodes.store.store import Store
 
@@ -31,14 +31,21 @@ class TuneCache:
         self._inflight: dict[TuneKey, threading.Event] = {}
         self._lock = threading.Lock()
 
-    def winner(self, key: TuneKey) -> str | None:
-        """The cached winner from memory or the store, else None."""
+    def winner(self, key: TuneKey,
+               current: Callable[[dict[str, Any]], bool] | None = None) -> str | None:
+        """The cached winner from memory or the store, else None. A stored record is
+        used (and kept in memory) only if `current(record)` holds: it measured the code
+        the tunable launches now."""
         found = self._winners.get(key)
         if found is None:
             record = self._store().get_tune(*key)
-            if record is not None:
+            if record is not None and (current is None or current(record)):
                 found = self._winners[key] = record["winner"]
         return found
+
+    def remember(self, key: TuneKey, winner: str) -> None:
+        """Keep a winner decided elsewhere (another process's, adopted) in memory."""
+        self._winners[key] = winner
 
     def tune_once(self, key: TuneKey, tune: Callable[[], str]) -> str:
         """Run `tune` unless another thread is tuning this key; then wait for its winner."""

@@ -51,6 +51,7 @@ class RacePolicy:
     screen_min_s: float = 1e-3  # runs shorter than this cost too little to skip on one timing
     slow_sample_s: float = 0.25  # a candidate this slow per sample gets no extra samples
     sample_budget_s: float = 0.5  # device seconds per round beyond which no more rounds
+    finalists: int = 3  # the best this many are raced again together if measured apart
 
 
 @dataclasses.dataclass

@@ -9,7 +9,14 @@ The rules (DESIGN §2 Autotune):
 - any other miss gathers every candidate's kernels, builds them in one batch, measures
   each on a measurement stream (scratch copies of buffer arguments, so the caller's
   buffers are never written), records the winner in memory and in the store, counts the
-  key, then runs the winner on the caller's stream.
+  key, then runs the winner on the caller's stream (`tuner.py`: what is reused, how
+  finalists are re-raced).
+
+A stored decision is used only while it is current (`identity.py`): its winner is still
+a candidate and every candidate it measured still launches the kernels it launched
+then. Otherwise it is a miss (with one warning), and only what changed is measured.
+Another process measuring the same key is waited for, and its decision adopted
+(`coordination.py`).
 
 With `cost=fn(*args) -> (bytes_moved, flops)` and a throughput probe cached for the device
 (`clmodes.probe`), each measured candidate's record gets "roofline": the fraction of the
@@ -21,24 +28,24 @@ in a warm workload) first.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
-from clmodes._version import __version__
-from clmodes.errors import TuneError
 from clmodes.execution import Counter, ProcessMode, process_mode, tally
 from clmodes.execution.usage import unrecorded
-from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
+from clmodes.measure import measurement_stream
 from clmodes.probing.lookup import cached as cached_probe
 from clmodes.roofline import roofline_fraction
-from clmodes.runtime import default_store
+from clmodes.runtime import default_runtime, default_store
 from clmodes.stream import Stream
-from clmodes.runtime import default_runtime
 from clmodes.tune.cache import TuneKey
-from clmodes.tune.racing import Candidate, RacePolicy, race
+from clmodes.tune.candidates import Candidate, CandidateSet, Listed, checksum_of
+from clmodes.tune.coordination import measure_or_adopt
+from clmodes.tune.identity import stale_candidates
+from clmodes.tune.racing import RacePolicy
+from clmodes.tune.tuner import Tuner
 
 log = logging.getLogger("clmodes")
 
@@ -47,7 +54,7 @@ Cost = Callable[..., tuple[float, float]]  # cost(*args) -> (bytes moved, FLOPs)
 
 
 def candidates_checksum(names: list[str]) -> str:
-    return hashlib.sha256("\0".join(sorted(names)).encode()).hexdigest()[:16]
+    return checksum_of(sorted(names))
 
 
 _KEY_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # one, not one per call
@@ -85,32 +92,36 @@ class Tunable:
     launches, as a sample times them), for the roofline fraction in the tune record.
 
     Thread-safe: two threads calling one untuned key tune it once; the second blocks until
-    the first has a winner, then runs that winner (see `tune.cache`).
+    the first has a winner, then runs that winner (see `tune.cache`). Process-safe: two
+    processes sharing a store measure a key once (see `tune.coordination`).
     """
 
     def __init__(
         self,
         name: str,
         key: Callable[..., object],
-        candidates: Mapping[str, Candidate],
+        candidates: Mapping[str, Candidate] | None = None,
         *,
         measure_args: MeasureArgs | None = None,
         policy: RacePolicy = RacePolicy(),
         cost: Cost | None = None,
+        candidate_set: CandidateSet | None = None,
     ) -> None:
-        if not candidates:
+        if (candidates is None) == (candidate_set is None):
+            raise ValueError(f"tunable {name!r}: give exactly one of candidates= or a space")
+        if candidates is not None and not candidates:
             raise ValueError(f"tunable {name!r} needs at least one candidate")
         self.name = name
         self.key = key
-        self.candidates = dict(candidates)
         self.measure_args = measure_args
         self.policy = policy
         self.cost = cost
-        self._names = list(self.candidates)
-        self._checksum = candidates_checksum(self._names)
+        self.choices: CandidateSet = candidate_set or Listed(candidates or {})
+        self.candidates: dict[str, Candidate] = dict(candidates or {})
+        self._checksum = self.choices.checksum()
 
     def __repr__(self) -> str:
-        return f"<clmodes.Tunable {self.name!r}: {len(self.candidates)} candidates>"
+        return f"<clmodes.Tunable {self.name!r}: {self.choices.size()} candidates>"
 
     def tune_key(self, stream: Stream, args: tuple[object, ...]) -> TuneKey:
         owner = f"tunable {self.name!r}"
@@ -124,83 +135,109 @@ class Tunable:
                        canonical_key(value, owner), self._checksum)
 
     def __call__(self, stream: Stream, *args: object) -> object:
-        if len(self._names) == 1:
-            return self.candidates[self._names[0]](stream, *args)
+        only = self.choices.only()
+        if only is not None:
+            return self._run(only, stream, args)
         key = self.tune_key(stream, args)
-        winner = default_runtime().tunes.winner(key)
+        winner = self._cached(stream, args, key)
         if winner is None:
             if process_mode() is ProcessMode.COMPILE_ONLY:
                 # Which candidate the workload uses is not known until the tune.
                 with unrecorded():
-                    self._gather(measurement_stream(stream), args, key)
-                    return self.candidates[self._names[0]](stream, *args)
+                    self._tuner(stream, args, key).gather_first()
+                    return self._run(self.choices.start().ask()[0], stream, args)
             winner = default_runtime().tunes.tune_once(key, lambda: self._tune(stream, args, key))
-        return self.candidates[winner](stream, *args)
+        return self._run(winner, stream, args)
 
     def winner(self, stream: Stream, *args: object) -> str | None:
         """The cached winner for these arguments, if any (tunes nothing)."""
-        if len(self._names) == 1:
-            return self._names[0]
-        return default_runtime().tunes.winner(self.tune_key(stream, args))
+        only = self.choices.only()
+        if only is not None:
+            return only
+        return self._cached(stream, args, self.tune_key(stream, args))
 
-    # -- a miss ------------------------------------------------------------------------
+    def _run(self, name: str, stream: Stream, args: tuple[object, ...]) -> object:
+        candidate = self.choices.get(name)
+        assert candidate is not None, name  # only current records and proposals get here
+        return candidate(stream, *args)
+
+    # -- a stored decision -------------------------------------------------------------
 
     def _describe(self, key: TuneKey) -> str:
         return f"tunable {self.name!r} key {key.key}"
 
-    def _gather(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> set[str]:
-        """Run every candidate with queue-only launches; return the names that raised."""
-        failed = set()
-        for name, candidate in self.candidates.items():
-            try:
-                gather(stream, lambda candidate=candidate: candidate(stream, *args))
-            except Exception as error:  # noqa: BLE001 - dropped with a warning
-                log.warning("%s: candidate %r dropped: %s", self._describe(key), name, error)
-                failed.add(name)
-        return failed
+    def _cached(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> str | None:
+        return default_runtime().tunes.winner(
+            key, lambda record: self._current_or_dropped(record, stream, args, key))
+
+    def _current_or_dropped(self, record: dict[str, Any], stream: Stream,
+                            args: tuple[object, ...], key: TuneKey) -> bool:
+        """A stale decision is deleted, so that the next tune's decision replaces it (the
+        first recorded wins) and processes coordinate on measuring it again."""
+        if self._current(record, stream, args, key, warn=True):
+            return True
+        default_store().drop_stale_tune(*key, record)
+        return False
+
+    def _current(self, record: dict[str, Any], stream: Stream, args: tuple[object, ...],
+                 key: TuneKey, warn: bool = False) -> bool:
+        """Does a stored decision hold for the code as it is now?"""
+        identities = record.get("identities")
+        winner = record.get("winner")
+        problem = None
+        if self.choices.get(winner) is None:
+            problem = f"its winner {winner!r} is not a candidate"
+        elif not isinstance(identities, dict) or winner not in identities:
+            problem = "it records no kernel identities (made by an older clmodes)"
+        else:
+            with unrecorded():
+                stale = stale_candidates(identities, self.choices.get,
+                                         measurement_stream(stream), args)
+            if stale:
+                problem = (f"{len(stale)} candidate(s) launch other kernels now "
+                           f"(e.g. {stale[0]!r})")
+        if problem and warn:
+            log.warning("%s: stored tune result not used: %s; measuring again",
+                        self._describe(key), problem)
+        return problem is None
+
+    # -- a miss ------------------------------------------------------------------------
+
+    def _tuner(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> Tuner:
+        return Tuner(key, self.choices, stream, args, default_store(), self.policy,
+                     self.measure_args, self._describe(key), *self._budget())
+
+    def _budget(self) -> tuple[int | None, float | None]:
+        """(configs, seconds) a tune may spend; unbounded for hand-written candidates."""
+        return None, None
 
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
         with unrecorded():
-            return self._measure_and_record(caller, args, key)
+            record = measure_or_adopt(
+                default_store(), tuple(key), lambda: self._measure_and_record(caller, args, key),
+                lambda found: self._current(found, caller, args, key), self._describe(key))
+        return str(record["winner"])
 
-    def _measure_and_record(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
-        started = time.perf_counter()
-        stream = measurement_stream(caller)
-        caller.finish()  # the caller's pending work may still be writing the inputs
-        inputs = (
-            tuple(self.measure_args(stream, *args)) if self.measure_args
-            else scratch_copies(args, stream)
-        )
-        failed = self._gather(stream, inputs, key)
-        build_queued(stream)  # one batch for every candidate's kernels
-        runnable = {n: c for n, c in self.candidates.items() if n not in failed}
-        measured, dropped = race(runnable, stream, inputs, self.policy, self._describe(key))
-        dropped.update({name: "failed while gathering its kernels" for name in failed})
-        if not measured:
-            raise TuneError(
-                f"{self._describe(key)} on {caller.device.label}: every candidate failed "
-                f"({'; '.join(f'{n}: {r}' for n, r in dropped.items())})"
-            )
-        best = min(measured.values(), key=lambda m: m.median)
-        entry = {
-            "winner": best.name,
-            "statistic": "median",
-            "measurements": {n: m.as_record() for n, m in measured.items()},
-            "dropped": dropped,
-            "device": caller.device.fingerprint.exact,
-            "tune_seconds": time.perf_counter() - started,
-            "measured_at": time.time(),
-            "clmodes": __version__,
-        }
+    def _measure_and_record(self, caller: Stream, args: tuple[object, ...],
+                            key: TuneKey) -> dict[str, Any]:
+        entry = self._tuner(caller, args, key).run()
         self._score(caller, args, entry, key)
         stored = default_store().put_tune(*key, entry)
         tally(Counter.KEYS)
-        log.info(
-            "%s tuned on %s: %r (%.3g s median) of %d candidates in %.2f s",
-            self._describe(key), caller.device.label, best.name, best.median,
-            len(self.candidates), entry["tune_seconds"],
-        )
-        return stored["winner"] if stored["winner"] in self.candidates else best.name
+        self._log_decision(caller, key, entry)
+        if stored is not entry and not self._current(stored, caller, args, key):
+            return entry  # another process's decision for other code: ours holds here
+        return stored
+
+    def _log_decision(self, caller: Stream, key: TuneKey, entry: dict[str, Any]) -> None:
+        measured = entry["measurements"]
+        ranked = list(measured)
+        best = measured[ranked[0]]["median_s"]
+        runner_up = (f"; runner-up {ranked[1]!r} {measured[ranked[1]]['median_s'] / best:.2f}x"
+                     if len(ranked) > 1 else "")
+        log.info("%s tuned on %s: %r (%.3g s median)%s; %d measured of %d in %.2f s",
+                 self._describe(key), caller.device.label, entry["winner"], best, runner_up,
+                 entry["measured_here"], entry["space_size"], entry["tune_seconds"])
 
     def _score(self, caller: Stream, args: tuple[object, ...], entry: dict, key: TuneKey) -> None:
         """Add each measured candidate's roofline fraction to a tune record, when there is

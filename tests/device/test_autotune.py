@@ -74,7 +74,9 @@ def test_compile_only_queues_every_candidate_measures_nothing(stream, collector,
     assert not any(stream.server.is_obtained(k) for k in variants)
     with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
         tunable(stream, out, x, 4096)
-    assert build_spy.calls == 1 and keys(collector) == 1
+        # One batch for every candidate (the override's close may then build the
+        # winner alone, to persist its binary without the losers': capture.py).
+        assert build_spy.calls == 1 and keys(collector) == 1
     assert all(stream.server.is_obtained(k) for k in variants)
 
 

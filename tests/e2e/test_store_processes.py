@@ -75,6 +75,8 @@ def test_four_processes_tune_the_same_keys(tmp_path):
     stored = {json.loads(k)["n"]: json.loads(v)["winner"] for k, v in rows}
     for rs, (_, stderr) in zip(results, outputs):
         assert [r["winner"] for r in rs] == [stored[n] for n in (1024, 2048, 3072)], stderr
+    # Each key was measured once, by one process; the others waited and adopted it.
+    assert sum(r["keys"] for rs in results for r in rs) == 3
 
 
 def test_processes_opening_a_new_store_at_once_share_it(tmp_path):

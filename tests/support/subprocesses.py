@@ -28,8 +28,8 @@ def run_python(code: str, cache_dir: Path | None = None, **extra: str) -> subpro
                           capture_output=True, text=True, timeout=600)
 
 
-def spawn_python(code: str, cache_dir: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", code], env=environment(cache_dir),
+def spawn_python(code: str, cache_dir: Path, **extra: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", code], env=environment(cache_dir, **extra),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -1,0 +1,85 @@
+"""Persisting the binaries a compile-mode run used, when its outermost override closes.
+
+A process that ran its workload under `ProcessModeOverride(COMPILE_AND_AUTOTUNE)` itself
+(instead of through `warm()`) used to persist its tune results but none of its binaries,
+so the next process compiled everything again. While any compile-mode override is open
+(`COMPILE_ONLY`, `COMPILE_AND_AUTOTUNE`) the kernels launched are recorded; when the last
+one closes, the programs holding them are captured into the store, exactly as `warm()`
+does (used kernels only: a tune's losing candidates are not persisted).
+
+When binaries are persisted: at the end of `warm()`, and when the outermost compile-mode
+override closes. Not: for kernels only ever run under `EXECUTE` (a plain run compiles what
+it launches and keeps it in memory: capturing costs seconds per program on PoCL, which a
+production process should not pay on its first launch), and never into a store in memory.
+`warm()` suspends this capture (`suspended()`): it persists inside its own deferred
+transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from contextlib import ExitStack, contextmanager
+from collections.abc import Iterator
+
+from clmodes.execution import overrides, usage
+from clmodes.runtime import all_clients, default_store
+
+log = logging.getLogger("clmodes")
+
+
+class OverrideCapture:
+    """The `CompileListener` that records usage and persists at the outermost close."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._recording: ExitStack | None = None
+        self._used: set[str] | None = None
+        self._suspended = 0  # a depth, not a flag: nested warm() calls compose
+
+    def compile_started(self) -> None:
+        with self._lock:
+            if self._recording is None:
+                self._recording = ExitStack()
+                self._used = self._recording.enter_context(usage.recording())
+
+    def compile_ended(self) -> None:
+        with self._lock:
+            recording, used = self._recording, self._used
+            self._recording = self._used = None
+            suspended = self._suspended > 0
+        if recording is None:
+            return
+        recording.close()
+        if suspended or not used:
+            return
+        try:
+            persist(used)
+        except Exception as error:  # noqa: BLE001 - a failed capture never fails the caller
+            log.warning("could not persist the binaries this run used: %s", error)
+
+    @contextmanager
+    def suspended(self) -> Iterator[None]:
+        with self._lock:
+            self._suspended += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._suspended -= 1
+
+
+def persist(used: set[str]) -> int:
+    """Capture the programs holding `used` kernels on every device; binaries written."""
+    store = default_store()
+    if store.in_memory:
+        return 0
+    written = sum(client.server.persist(store, used) for client in all_clients())
+    if written:
+        log.info("persisted %d program binaries used under a compile-mode override", written)
+    return written
+
+
+CAPTURE = OverrideCapture()
+overrides.listen(CAPTURE)
+suspended = CAPTURE.suspended

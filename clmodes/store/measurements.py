@@ -1,0 +1,77 @@
+"""The measurement table: every candidate measured for a key, kept as it is taken.
+
+A measurement is a fact about one candidate's code (its `identity`: the kernels it
+launched) on one device model, not a decision, so it is written at once even inside a
+deferred warm: a tune killed halfway then resumes where it stopped, a grown space or one
+added candidate measures only what is new, and an edited kernel invalidates exactly the
+measurements of the candidates that launch it (their identity changes; the old rows are
+simply never asked for again).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from typing import Any
+
+from clmodes.store.schema import FORMAT_VERSION, MeasurementRow
+from clmodes.store.transactions import Database
+
+log = logging.getLogger("clmodes")
+
+SELECT = ("SELECT candidate, identity, value FROM measurement WHERE format=? AND model=? "
+          "AND tunable=? AND tune_key=?")
+
+
+def measurements(db: Database, model: str, tunable: str, key: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """(candidate, identity) -> its measurement record; unreadable rows are skipped."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for candidate, identity, text in db.query(SELECT, (FORMAT_VERSION, model, tunable, key)):
+        record = parse_measurement(text)
+        if record is None or not isinstance(candidate, str) or not isinstance(identity, str):
+            log.warning("clmodes store %s: unreadable measurement of %s key %s; measuring again",
+                        db.location, tunable, key)
+            continue
+        found[(candidate, identity)] = record
+    return found
+
+
+def put_measurement(db: Database, model: str, tunable: str, key: str, candidate: str,
+                    identity: str, value: dict[str, Any]) -> None:
+    """Record one measurement now (never deferred: see the module's doc)."""
+    row = MeasurementRow(FORMAT_VERSION, model, tunable, key, candidate, identity,
+                         json.dumps(value, sort_keys=True))
+    db.write_now("INSERT OR REPLACE INTO measurement VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                 (*row.values(), time.time()))
+
+
+def forget_measurements(db: Database, model: str | None, tunable: str, key: str | None) -> int:
+    """Delete the measurements of a tunable (one key, one model, or all)."""
+    where, parameters = ["tunable=?"], [tunable]
+    if model is not None:
+        where.append("model=?")
+        parameters.append(model)
+    if key is not None:
+        where.append("tune_key=?")
+        parameters.append(key)
+    return db.delete(f"DELETE FROM measurement WHERE {' AND '.join(where)}", tuple(parameters))
+
+
+def parse_measurement(text: object) -> dict[str, Any] | None:
+    """A measurement record: a finite positive `median_s`, or a `failed` or `dropped`
+    reason (a build that failed, a candidate screened out as far slower)."""
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("failed"), str) or isinstance(value.get("dropped"), str):
+        return value
+    median = value.get("median_s")
+    if isinstance(median, (int, float)) and not isinstance(median, bool) \
+            and math.isfinite(median) and median > 0:
+        return value
+    return None

@@ -1,0 +1,91 @@
+"""One measurement of a key across processes sharing a store: claim, or wait and adopt.
+
+Threads of one process are coordinated by the tune cache (`tune.cache`); processes by a
+lease in the store (`clmodes.store.leases`, which says why waiting beats measuring
+twice). The owner keeps its lease alive from a heartbeat thread while it measures, so a
+long tune is never mistaken for a dead one and a killed tuner is taken over within
+`STALE_S` (at once on the same host); the taker-over resumes from the stored
+measurements instead of starting again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from collections.abc import Iterator
+from typing import Any
+
+from clmodes.store.leases import HEARTBEAT_S, LeaseKey, new_owner
+from clmodes.store.store import Store
+from clmodes.store.tunes import parse_record
+
+log = logging.getLogger("clmodes")
+
+OWNER = new_owner()
+POLL_S = 0.1
+
+Record = dict[str, Any]
+
+
+def measure_or_adopt(store: Store, key: LeaseKey, measure: Callable[[], Record],
+                     acceptable: Callable[[Record], bool], describe: str) -> Record:
+    """The decision for `key`: another process's, when it made (or is making) one that is
+    `acceptable` (same candidates, same code), else the one `measure` makes here.
+
+    Waits while another live process holds the lease; a store in memory has no other
+    processes to agree with."""
+    if store.in_memory:
+        return measure()
+    waited_for: str | None = None
+    while True:
+        try:
+            claim = store.claim_tune(key, OWNER)
+        except sqlite3.Error as error:  # a store that cannot take writes: measure alone
+            log.debug("%s: no tune lease (%s); measuring without one", describe, error)
+            return measure()
+        if claim.decision is not None:
+            record = parse_record(claim.decision)
+            if record is not None and acceptable(record):
+                log.info("%s: adopted the decision of another process", describe)
+                return record
+            return measure()  # not one of ours (other code, or unreadable): measure it
+        if claim.mine:
+            return _measure_holding(store, key, measure)
+        if claim.owner != waited_for:
+            waited_for = claim.owner
+            log.info("%s: waiting for process %s, which is measuring it", describe, claim.owner)
+        time.sleep(POLL_S)
+
+
+def _measure_holding(store: Store, key: LeaseKey, measure: Callable[[], Record]) -> Record:
+    with _heartbeat(store, key):
+        try:
+            record = measure()
+        except BaseException:
+            store.release_tune(key, OWNER)
+            raise
+    store.decide_tune(key, OWNER, json.dumps(record, sort_keys=True))
+    return record
+
+
+@contextmanager
+def _heartbeat(store: Store, key: LeaseKey) -> Iterator[None]:
+    """Refresh the lease every HEARTBEAT_S while the block runs."""
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(HEARTBEAT_S):
+            store.beat_tune(key, OWNER)
+
+    thread = threading.Thread(target=beat, name="clmodes-tune-lease", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()

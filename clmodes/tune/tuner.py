@@ -1,0 +1,213 @@
+"""A miss measured: generations gathered and built in one batch each, raced, persisted as
+they are taken, the finalists re-raced together, the decision recorded.
+
+What it reuses: measurements already in the store for the same key and the same
+candidate *identity* (`identity.py`) — taken by a tune that was killed, by a smaller set
+or space, or before an unrelated kernel was edited. They are told to the search, so it
+proposes only what is missing. Measurements taken at different times are not compared
+directly for the decision: the best few (`RacePolicy.finalists`) are raced again, together
+and interleaved, whenever they were not all measured in one race, so a moment of load on
+a shared machine cannot pick a slower candidate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import platform
+import time
+from collections.abc import Callable
+from typing import Any
+
+from clmodes._version import __version__
+from clmodes.errors import TuneError
+from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
+from clmodes.store.store import Store
+from clmodes.stream import Stream
+from clmodes.tune.cache import TuneKey
+from clmodes.tune.candidates import Candidate, CandidateSet
+from clmodes.tune.identity import current_identity, identity_of
+from clmodes.tune.racing import Measurement, RacePolicy, race
+
+log = logging.getLogger("clmodes")
+
+HOST = platform.node()
+Record = dict[str, Any]
+MeasureArgs = Callable[..., tuple[object, ...]]
+
+
+@dataclasses.dataclass
+class Result:
+    """What is known of one candidate for this key: its identity and its measurement."""
+
+    identity: str
+    record: Record  # median_s, samples_s, ... or failed / dropped
+    race: int  # which race measured it (-1: an earlier tune, from the store)
+
+    @property
+    def median(self) -> float | None:
+        value = self.record.get("median_s")
+        return value if isinstance(value, (int, float)) else None
+
+
+@dataclasses.dataclass
+class Tuner:
+    """One tune of one key, on one caller's stream (see the module's doc)."""
+
+    key: TuneKey
+    candidates: CandidateSet
+    caller: Stream
+    args: tuple[object, ...]
+    store: Store
+    policy: RacePolicy
+    measure_args: MeasureArgs | None = None
+    describe: str = ""
+    budget_configs: int | None = None
+    budget_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        self.stream = measurement_stream(self.caller)
+        self.results: dict[str, Result] = {}
+        self.races = 0
+        self.fresh: set[str] = set()  # measured by this tune's generations (not re-races)
+        self.started = time.perf_counter()
+
+    # -- gathering only (COMPILE_ONLY) -----------------------------------------------------
+
+    def gather_first(self) -> None:
+        """Queue the kernels of the first generation the search would measure."""
+        for name in self.candidates.start().ask():
+            self._gather(name, self.args)
+
+    # -- measuring -------------------------------------------------------------------------
+
+    def run(self) -> Record:
+        self.caller.finish()  # the caller's pending work may still be writing the inputs
+        inputs = (tuple(self.measure_args(self.stream, *self.args)) if self.measure_args
+                  else scratch_copies(self.args, self.stream))
+        search = self.candidates.start()
+        search.tell(self._reuse(inputs))
+        while not self._exhausted():
+            generation = self._limit(search.ask())
+            if not generation:
+                break
+            search.tell(self._measure(generation, inputs))
+        self._rerace_finalists(inputs)
+        return self._record()
+
+    def _reuse(self, inputs: tuple[object, ...]) -> dict[str, float | None]:
+        """Stored measurements of this key whose candidate still launches the same code."""
+        stored = self.store.measurements(*self.key[:3])
+        told: dict[str, float | None] = {}
+        for name in sorted({name for name, _ in stored}):
+            candidate = self.candidates.get(name)
+            identity = candidate and current_identity(candidate, self.stream, inputs)
+            record = stored.get((name, identity)) if identity else None
+            if record is not None:
+                self.results[name] = Result(identity, record, -1)
+                told[name] = self.results[name].median
+        if told:
+            log.info("%s: reusing %d stored measurements", self.describe, len(told))
+        return told
+
+    def _exhausted(self) -> bool:
+        if self.budget_configs is not None and len(self.fresh) >= self.budget_configs:
+            return True
+        return (self.budget_seconds is not None
+                and time.perf_counter() - self.started >= self.budget_seconds)
+
+    def _limit(self, generation: list[str]) -> list[str]:
+        fresh = [name for name in generation if name not in self.results]
+        if self.budget_configs is None:
+            return fresh
+        return fresh[:max(self.budget_configs - len(self.fresh), 0)]
+
+    def _gather(self, name: str, inputs: tuple[object, ...]) -> str | None:
+        """Queue one candidate's kernels; its identity, or None (a warning) if it raised."""
+        candidate = self.candidates.get(name)
+        try:
+            return identity_of(gather(self.stream, lambda: candidate(self.stream, *inputs)))
+        except Exception as error:  # noqa: BLE001 - dropped with a warning
+            log.warning("%s: candidate %r dropped: %s", self.describe, name, error)
+            return None
+
+    def _measure(self, generation: list[str], inputs: tuple[object, ...]) -> dict[str, float | None]:
+        """Gather, build in one batch, race; persist every result as it is known."""
+        self.fresh.update(generation)
+        identities = {name: self._gather(name, inputs) for name in generation}
+        build_queued(self.stream)
+        runnable: dict[str, Candidate] = {
+            name: self.candidates.get(name) for name, identity in identities.items() if identity}
+        measured, dropped = race(runnable, self.stream, inputs, self.policy, self.describe)
+        race_index, self.races = self.races, self.races + 1
+        told: dict[str, float | None] = {}
+        for name, identity in identities.items():
+            if identity is None:
+                self._keep(name, "unknown", {"failed": "failed while gathering its kernels"},
+                           race_index, persist=False)
+            elif name in measured:
+                self._keep(name, identity, self._measurement(measured[name]), race_index)
+            else:
+                reason = dropped.get(name, "not measured")
+                kind = "failed" if reason.startswith("failed") else "dropped"
+                self._keep(name, identity, {kind: reason}, race_index)
+            told[name] = self.results[name].median
+        return told
+
+    def _measurement(self, measurement: Measurement) -> Record:
+        return {**measurement.as_record(), "device": self.caller.device.fingerprint.exact,
+                "host": HOST, "measured_at": time.time(), "clmodes": __version__}
+
+    def _keep(self, name: str, identity: str, record: Record, race_index: int,
+              persist: bool = True) -> None:
+        self.results[name] = Result(identity, record, race_index)
+        if persist:
+            self.store.put_measurement(*self.key[:3], name, identity, record)
+
+    # -- deciding --------------------------------------------------------------------------
+
+    def _ranked(self) -> list[str]:
+        timed = [(r.median, name) for name, r in self.results.items() if r.median is not None]
+        return [name for _, name in sorted(timed)]
+
+    def _rerace_finalists(self, inputs: tuple[object, ...]) -> None:
+        """Race the best few again, together, unless one race already measured them all."""
+        finalists = self._ranked()[:self.policy.finalists]
+        if len(finalists) < 2 or len({self.results[n].race for n in finalists}) == 1:
+            return
+        runnable = {name: self.candidates.get(name) for name in finalists}
+        for name in finalists:
+            self._gather(name, inputs)
+        build_queued(self.stream)
+        rerace = dataclasses.replace(self.policy, screen_ratio=None, drop_ratio=float("inf"))
+        measured, _ = race(runnable, self.stream, inputs, rerace, self.describe + " (finalists)")
+        race_index, self.races = self.races, self.races + 1
+        for name, measurement in measured.items():
+            self._keep(name, self.results[name].identity, self._measurement(measurement),
+                       race_index)
+
+    def _record(self) -> Record:
+        ranked = self._ranked()
+        if not ranked:
+            reasons = "; ".join(f"{n}: {r.record.get('failed') or r.record.get('dropped')}"
+                                for n, r in self.results.items()) or "no candidate to measure"
+            raise TuneError(f"{self.describe} on {self.caller.device.label}: every candidate "
+                            f"failed ({reasons})")
+        return {
+            "winner": ranked[0],
+            "statistic": "median",
+            "measurements": {name: {**self.results[name].record,
+                                    "identity": self.results[name].identity}
+                             for name in ranked},
+            "dropped": {name: r.record.get("failed") or r.record.get("dropped")
+                        for name, r in self.results.items() if r.median is None},
+            "identities": {name: r.identity for name, r in self.results.items()
+                           if r.identity != "unknown"},
+            "device": self.caller.device.fingerprint.exact,
+            "host": HOST,
+            "space_size": self.candidates.size(),
+            "measured_here": len(self.fresh),
+            "tune_seconds": time.perf_counter() - self.started,
+            "measured_at": time.time(),
+            "clmodes": __version__,
+        }
