@@ -47,11 +47,12 @@ class Strategy(Protocol):
 class _Search:
     """What every search shares: the results told and the configs already asked."""
 
-    def __init__(self, space: TuningSpace, generation: int) -> None:
+    def __init__(self, space: TuningSpace, generation: int, seed: int = 0) -> None:
         if generation < 1:
             raise ValueError(f"generation must be at least 1, got {generation}")
         self.space = space
         self.generation = generation
+        self.rng = random.Random(seed)
         self.results: dict[str, float | None] = {}
         self.asked: set[str] = set()
 
@@ -74,6 +75,10 @@ class _Search:
                 self.asked.add(name)
                 chosen.append(config)
         return chosen
+
+    def random_unseen(self, count: int) -> list[Config]:
+        """Up to `count` random valid configs never asked nor told (marked asked)."""
+        return self.propose(self.space.sample(self.rng, count, exclude=self.asked | set(self.results)))
 
     def ranked(self) -> list[tuple[float, str]]:
         """Measured configs of this space, fastest first (ties by name: deterministic)."""
@@ -161,9 +166,8 @@ class LocalSearch:
 
 class _LocalSearch(_Search):
     def __init__(self, space: TuningSpace, options: LocalSearch) -> None:
-        super().__init__(space, options.generation)
+        super().__init__(space, options.generation, options.seed)
         self.options = options
-        self.rng = random.Random(options.seed)
         self.centre: str | None = None  # the config whose neighbourhood is being walked
         self.last: list[str] = []  # the previous generation (where the centre may move)
         self.restarts = 0
@@ -173,11 +177,11 @@ class _LocalSearch(_Search):
         if not self.started:
             self.started = True
             if not self.ranked():
-                return self._remember(self._random(min(self.options.first, self.generation)))
+                return self._remember(self.random_unseen(min(self.options.first, self.generation)))
         for _ in range(8):  # a few restarts in a row when neighbourhoods are all measured
             ranked = self.ranked()
             if not ranked:
-                return self._remember(self._random(self.generation))
+                return self._remember(self.random_unseen(self.generation))
             self._move_centre(ranked[0][1])
             chosen = self._neighbourhood(self.centre)
             if not chosen:
@@ -233,17 +237,13 @@ class _LocalSearch(_Search):
                     names.add(name)
                     chosen.append(candidate)
             chosen = self.propose(chosen)
-        return chosen or self._random(count)
+        return chosen or self.random_unseen(count)
 
     def _perturbed(self, config: Config) -> Config | None:
         changed = dict(config)
         for param in self.rng.sample(self.space.params, min(self.options.perturb, len(self.space.params))):
             changed[param] = self.rng.choice(self.space.values(param))
         return changed if self.space.is_valid(changed) else None
-
-    def _random(self, count: int) -> list[Config]:
-        return self.propose(self.space.sample(self.rng, count, exclude=self.asked | set(self.results)))
-
 
 # -- genetic --------------------------------------------------------------------------
 
@@ -266,14 +266,13 @@ class Genetic:
 
 class _GeneticSearch(_Search):
     def __init__(self, space: TuningSpace, options: Genetic) -> None:
-        super().__init__(space, options.generation)
+        super().__init__(space, options.generation, options.seed)
         self.options = options
-        self.rng = random.Random(options.seed)
 
     def ask(self) -> list[Config]:
         ranked = self.ranked()
         if len(ranked) < 2:
-            return self._random(self.generation)
+            return self.random_unseen(self.generation)
         population = [self.space.indices(self.space.config(n)) for _, n in ranked[:self.generation]]
         chosen: dict[str, Config] = {}
         for _ in range(20 * self.generation):
@@ -285,7 +284,7 @@ class _GeneticSearch(_Search):
                 chosen[name] = child
         proposed = self.propose(list(chosen.values()))
         if len(proposed) < self.generation:
-            proposed += self._random(self.generation - len(proposed))
+            proposed += self.random_unseen(self.generation - len(proposed))
         return proposed
 
     def _parent(self, population: list[tuple[int, ...]]) -> tuple[int, ...]:
@@ -302,10 +301,6 @@ class _GeneticSearch(_Search):
                 gene = min(size - 1, max(0, gene + self.rng.choice((-1, 1))))
             genes.append(gene)
         return self.space.from_indices(genes)
-
-    def _random(self, count: int) -> list[Config]:
-        return self.propose(self.space.sample(self.rng, count, exclude=self.asked | set(self.results)))
-
 
 DEFAULT_STRATEGY = LocalSearch
 

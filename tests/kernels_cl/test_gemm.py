@@ -16,7 +16,7 @@ import numpy as np
 import pyopencl.array as cla
 
 import clmodes
-from clmodes import ProcessMode, ProcessModeOverride
+from clmodes import ProcessMode, ProcessModeOverride, StreamMode, StreamModeOverride
 from kernels_cl import _common, gemm
 
 SPACE = gemm.GEMM_SPACE
@@ -118,3 +118,20 @@ def test_views_float64_float16_and_the_grid_stride_loop(stream, monkeypatch):
         np.testing.assert_allclose(got[1:M + 1], ref, **tolerance(dtype, K),
                                    err_msg=f"{np.dtype(dtype).name} {SPACE.name(config)}")
         assert not got[0].any() and not got[M + 1].any()  # nothing written outside the view
+
+
+def test_a_larger_random_sample_builds_in_one_batch(stream, build_spy):
+    """Beyond the covering sample: 16 more seeded configs, built only (queued on the
+    stream, then `build_queued`: one batch), each then obtained without running (a
+    failed build would raise here, naming the kernel)."""
+    configs = SPACE.sample(random.Random(2026), 16, exclude={SPACE.name(c) for c in SAMPLE})
+    arrays = [cla.zeros(stream.queue, (8, 8), np.float32) for _ in range(3)]
+    with stream.gathering():
+        for config in configs:
+            gemm.launch_out(stream, config, *arrays)
+    stream.build_queued()
+    assert 1 <= build_spy.calls <= 2
+    with StreamModeOverride(stream, StreamMode.DISCARD):
+        for config in configs:
+            assert gemm.launch_out(stream, config, *arrays) is None
+    assert build_spy.calls <= 2  # everything was obtained from that batch
