@@ -1,12 +1,37 @@
-"""Autotuning: tunables, racing candidates by profiling events (`clmodes.measure`), the
+"""Autotuning: tunables, tuning spaces and search strategies (space.py, strategies.py,
+budget.py), racing candidates by profiling events (`clmodes.measure`), the
 tune cache (DESIGN §2)."""
 
+from clmodes.tune.budget import Budget
 from clmodes.tune.cache import TuneCache, TuneKey
 from clmodes.tune.racing import Measurement, RacePolicy
 from clmodes.tune.tunable import Tunable
+from clmodes.tune.restriction import RestrictionError
+from clmodes.tune.space import TuningSpace
+from clmodes.tune.strategies import (
+    DEFAULT_STRATEGY,
+    Exhaustive,
+    Genetic,
+    LocalSearch,
+    RandomSample,
+    Search,
+    Strategy,
+    run_search,
+)
 from clmodes.tune.variants import Variant, grid, kernel_variants
 
 __all__ = [
+    "Budget",
+    "DEFAULT_STRATEGY",
+    "Exhaustive",
+    "Genetic",
+    "LocalSearch",
+    "RandomSample",
+    "RestrictionError",
+    "Search",
+    "Strategy",
+    "TuningSpace",
+    "run_search",
     "Measurement",
     "RacePolicy",
     "TuneKey",
