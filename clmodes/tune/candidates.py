@@ -13,6 +13,10 @@ import hashlib
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from clmodes.tune.budget import Budget
+from clmodes.tune.space import TuningSpace, format_value
+from clmodes.tune.strategies import Search, Strategy
+
 Candidate = Callable[..., object]
 
 
@@ -83,3 +87,66 @@ class Listed:
 
     def only(self) -> str | None:
         return next(iter(self.candidates)) if len(self.candidates) == 1 else None
+
+
+class _SpaceSearch:
+    """A strategy's search over configs, seen as a search over config names."""
+
+    def __init__(self, space: TuningSpace, search: Search) -> None:
+        self._space = space
+        self._search = search
+
+    def tell(self, results: Mapping[str, float | None]) -> None:
+        self._search.tell(results)
+
+    def ask(self) -> list[str]:
+        return [self._space.name(config) for config in self._search.ask()]
+
+
+class Searched:
+    """A tuning space searched by a strategy: `launch(stream, config, *args)` per config."""
+
+    def __init__(self, space: TuningSpace, launch: Callable[..., object],
+                 strategy: Strategy, budget: Budget | None) -> None:
+        self.space = space
+        self.launch = launch
+        self.strategy = strategy
+        self.budget = budget
+        self._candidates: dict[str, Candidate] = {}
+        # What the decision is about: the space (values, restrictions), how it is
+        # searched and how far. Measurements do not depend on it and are reused.
+        self._checksum = checksum_of(
+            [f"{name}={','.join(format_value(v) for v in space.values(name))}"
+             for name in space.params]
+            + [restriction.label for restriction in space.restrictions]
+            + [repr(strategy), repr(budget)])
+
+    def get(self, name: str) -> Candidate | None:
+        found = self._candidates.get(name)
+        if found is None:
+            try:
+                config = self.space.config(name)
+            except (ValueError, KeyError, TypeError):
+                return None
+            if config not in self.space:
+                return None
+            launch = self.launch
+
+            def found(stream: object, *args: object) -> object:
+                return launch(stream, config, *args)
+            self._candidates[name] = found
+        return found
+
+    def checksum(self) -> str:
+        return self._checksum
+
+    def start(self) -> NameSearch:
+        return _SpaceSearch(self.space, self.strategy.start(self.space))
+
+    def size(self) -> int:
+        return len(self.space)
+
+    def only(self) -> str | None:
+        if len(self.space) != 1:
+            return None
+        return self.space.name(next(iter(self.space)))

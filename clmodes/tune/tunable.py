@@ -41,10 +41,13 @@ from clmodes.roofline import roofline_fraction
 from clmodes.runtime import default_runtime, default_store
 from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey
-from clmodes.tune.candidates import Candidate, CandidateSet, Listed, checksum_of
+from clmodes.tune.budget import Budget
+from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched, checksum_of
 from clmodes.tune.coordination import measure_or_adopt
 from clmodes.tune.identity import stale_candidates
 from clmodes.tune.racing import RacePolicy
+from clmodes.tune.space import TuningSpace
+from clmodes.tune.strategies import DEFAULT_STRATEGY, Strategy
 from clmodes.tune.tuner import Tuner
 
 log = logging.getLogger("clmodes")
@@ -83,7 +86,10 @@ def _refuse_non_string_keys(value: object, owner: str) -> None:
 
 
 class Tunable:
-    """`Tunable(name, key=fn(*args), candidates={"name": fn(stream, *args)})`.
+    """`Tunable(name, key=fn(*args), candidates={"name": fn(stream, *args)})`, or
+    `Tunable(name, key=..., space=TuningSpace(...), launch=fn(stream, config, *args),
+    strategy=LocalSearch(), budget=Budget(configs=64))`: a space searched by a strategy,
+    each generation built in one batch, stopped by the budget (the best measured wins).
 
     `measure_args(stream, *args) -> args` may supply the inputs to measure on (generated
     data); by default buffer arguments are copied onto the measurement stream.
@@ -105,12 +111,25 @@ class Tunable:
         measure_args: MeasureArgs | None = None,
         policy: RacePolicy = RacePolicy(),
         cost: Cost | None = None,
-        candidate_set: CandidateSet | None = None,
+        space: TuningSpace | None = None,
+        launch: Callable[..., object] | None = None,
+        strategy: Strategy | None = None,
+        budget: Budget | None = None,
     ) -> None:
-        if (candidates is None) == (candidate_set is None):
-            raise ValueError(f"tunable {name!r}: give exactly one of candidates= or a space")
+        if (candidates is None) == (space is None):
+            raise ValueError(f"tunable {name!r}: give exactly one of candidates= and space=")
         if candidates is not None and not candidates:
             raise ValueError(f"tunable {name!r} needs at least one candidate")
+        if space is not None and (launch is None or not len(space)):
+            raise ValueError(f"tunable {name!r}: a space needs launch=fn(stream, config, *args) "
+                             "and at least one valid config")
+        if space is None and (launch or strategy or budget):
+            raise ValueError(f"tunable {name!r}: launch=, strategy= and budget= go with space=")
+        candidate_set: CandidateSet | None = None
+        if space is not None:
+            candidate_set = Searched(space, launch, strategy or DEFAULT_STRATEGY(), budget)
+        self.space = space
+        self.budget = budget
         self.name = name
         self.key = key
         self.measure_args = measure_args
@@ -208,8 +227,10 @@ class Tunable:
                      self.measure_args, self._describe(key), *self._budget())
 
     def _budget(self) -> tuple[int | None, float | None]:
-        """(configs, seconds) a tune may spend; unbounded for hand-written candidates."""
-        return None, None
+        """(configs, seconds) a tune may spend; unbounded without a `Budget`."""
+        if self.budget is None:
+            return None, None
+        return self.budget.configs, self.budget.seconds
 
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
         with unrecorded():
