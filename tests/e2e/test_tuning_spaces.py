@@ -4,7 +4,6 @@ measuring only what is new, a config that fails to build dropped with its log.""
 
 from __future__ import annotations
 
-import json
 import math
 import signal
 import sqlite3
