@@ -15,7 +15,7 @@ from clmodes.store import kernels as kernel_index
 from clmodes.store import maintenance, probes, tunes
 from clmodes.store.connection import open_store
 from clmodes.store.kernels import KernelSpec
-from clmodes.store.schema import StoreEntries
+from clmodes.store.schema import StoreEntries, TuneRow
 from clmodes.store.transactions import Database
 
 
@@ -45,6 +45,15 @@ class Store(Database):
         """Record a measured winner unless another process recorded one first; return the
         entry now in the store, so that every process agrees on one winner per key."""
         return tunes.put_tune(self, model, tunable, key, candidates, value)
+
+    def tune_rows(self, model: str | None = None) -> list[TuneRow]:
+        """Every tune entry (or one device model's) as typed rows, records unparsed."""
+        return tunes.tune_rows(self, model)
+
+    def forget_tunes(self, keys: list[tuple[Any, ...]]) -> int:
+        """Delete tune entries by primary key (`TuneRow.key`) so they are tuned again;
+        returns how many were deleted. Processes that hold a winner in memory keep it."""
+        return tunes.delete_tunes(self, keys)
 
     # -- throughput probes -------------------------------------------------------------
 

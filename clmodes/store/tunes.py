@@ -89,6 +89,17 @@ def tune_rows(db: Database, model: str | None) -> list[TuneRow]:
     return [TuneRow.of(row) for row in db.query(f"SELECT {TuneRow.columns()} FROM tune" + where, parameters)]
 
 
+def delete_tunes(db: Database, keys: list[tuple[Any, ...]]) -> int:
+    """Delete tune entries by primary key (`TuneRow.key`: format, model, tunable, key,
+    candidates) in one transaction, so that they are tuned again; returns how many went.
+    By key, not by pattern: `clmodes tune forget` shows what it selected, and exactly that
+    is what goes."""
+    where = " AND ".join(f"{column}=?" for column in TuneRow.KEY)
+    with db.transaction() as connection:
+        return sum(connection.execute(f"DELETE FROM tune WHERE {where}", tuple(key)).rowcount
+                   for key in keys)
+
+
 def add_tune_rows(connection: sqlite3.Connection, rows: list[TuneRow], now: float) -> list[TuneRow]:
     """Insert inside the caller's transaction; an entry already here wins. Returns the
     rows that were added."""
