@@ -30,7 +30,7 @@ SubParsers = Any
 
 ENVIRONMENT = (
     ("CLMODES_DEVICE", "the device: an index or a substring of 'platform / device' "
-                       "(default: the first; --device sets it)"),
+                       "(default: the first)"),
     ("CLMODES_CACHE_DIR", "the store's folder (default: the user cache dir)"),
     ("CLMODES_LOG", "the clmodes logger's level: debug, info, warning (default), error"),
     ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),

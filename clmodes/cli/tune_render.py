@@ -54,7 +54,8 @@ def list_text(r: dict[str, Any]) -> str:
         which = f" for tunable {r['tunable']!r}" if r["tunable"] else ""
         return f"no tuned keys{which} in {r['store']}"
     scale, unit = unit_for([e["winner_median_s"] for e in entries])
-    lines = [f"{len(entries)} tuned keys in {r['store']} (times: median device time, {unit})"]
+    keys = f"{len(entries)} tuned key{'s' if len(entries) != 1 else ''}"
+    lines = [f"{keys} in {r['store']} (times: median device time, {unit})"]
     for model in sorted({e["model"] for e in entries}):
         lines.append(model)
         rows = [_list_row(e, scale) for e in entries if e["model"] == model]
@@ -67,7 +68,7 @@ def _list_row(e: dict[str, Any], scale: float) -> list[str]:
     runner = "-"
     if e["runner_up"] is not None:
         ratio = e["runner_up_ratio"]
-        runner = e["runner_up"] + (f" (+{ratio - 1:.0%})" if ratio is not None else "")
+        runner = e["runner_up"] + (f" (+{ratio - 1:.1%})" if ratio is not None else "")
     configs = f"{e['measured']}/{e['configs']}"
     roofline = "-" if e["roofline"] is None else f"{e['roofline']:.0%}"
     return [e["tunable"], e["key"], e["winner"], number(e["winner_median_s"], scale), runner,
