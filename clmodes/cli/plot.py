@@ -19,13 +19,11 @@ target and renamed, so a failed plot leaves an existing file as it was.
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from clmodes.atomic import write_replacing
 from clmodes.cli.errors import UsageError
 from clmodes.cli.tune_render import unit_for
 
@@ -187,19 +185,7 @@ def _time_axis(axes: Any, times: list[float], unit: str, horizontal: bool) -> No
 
 
 def _write(path: Path, data: bytes) -> None:
-    """Write beside the target, then rename: an existing file is replaced whole or kept."""
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                                             dir=path.parent)
+        write_replacing(path, data)
     except OSError as error:
-        raise UsageError(f"{path}: cannot write there ({error.strerror or error})") from error
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise UsageError(f"{path}: cannot write ({error.strerror or error})") from error
-        raise
+        raise UsageError(f"{path}: cannot write ({error.strerror or error})") from error
