@@ -152,8 +152,10 @@ def _parameter_panel(axes: Any, details: dict[str, Any], parameter: str, values:
     times = []
     for value, group in at.items():
         # Spread candidates sharing a value side by side: their bars would hide each other.
+        # Narrowly, so that each stays over its own value's tick.
+        width = min(0.5, 0.1 * (len(group) - 1))
         offsets = [0.0] if len(group) == 1 else [
-            -0.3 + 0.6 * i / (len(group) - 1) for i in range(len(group))]
+            -width / 2 + width * i / (len(group) - 1) for i in range(len(group))]
         for offset, c in zip(offsets, group):
             x, color = position[value] + offset, WINNER if c["winner"] else OTHERS
             axes.vlines(x, c["q1_s"] / scale, c["q3_s"] / scale, color=color, linewidth=3,
