@@ -87,7 +87,7 @@ def show_text(r: dict[str, Any]) -> str:
 def _key_text(k: dict[str, Any]) -> str:
     candidates = k["candidates"]
     scale, unit = unit_for([c["median_s"] for c in candidates])
-    tuned = f"tuned in {k['tune_seconds']:.2f} s" if k["tune_seconds"] is not None else "tuned"
+    tuned = f"tuned in {k['tune_seconds']:.3g} s" if k["tune_seconds"] is not None else "tuned"
     space = f" of a space of {k['space_size']}" if k["space_size"] else ""
     lines = [
         f"{k['tunable']} {k['key']}",

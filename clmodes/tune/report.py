@@ -95,10 +95,16 @@ class DroppedCandidate:
 
     @property
     def summary(self) -> str:
-        """The reason's first line and, for a build failure, the log's first line: what a
-        person needs to see in a table (the whole log is in the JSON)."""
+        """The reason's first line and, for a build failure, the log's first error line
+        (its first line if none says "error": logs open with "Compilation started" and
+        the like): what a person needs in a table. The whole log is in the JSON."""
         lines = [line.strip() for line in self.reason.splitlines() if line.strip()]
-        return " / ".join(lines[:2]) if lines else "(no reason recorded)"
+        if not lines:
+            return "(no reason recorded)"
+        log_lines = lines[1:]
+        errors = [line for line in log_lines if "error" in line.lower()]
+        detail = (errors or log_lines)[:1]
+        return " — ".join([lines[0], *detail])
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "reason": self.reason,

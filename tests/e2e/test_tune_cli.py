@@ -211,3 +211,20 @@ def test_forget_of_an_unknown_key_is_one_line_and_changes_nothing(warmed, tmp_pa
     _one_line_error(copy.cli("tune", "forget", MATMUL, '{"M": 12345}'), "has no key")
     _one_line_error(copy.cli("tune", "forget", "kernels_cl.nothing"), "'kernels_cl.nothing'")
     assert copy.json("tune", "list") == before
+
+
+def test_show_names_a_candidate_that_failed_to_build_with_the_logs_first_line(tmp_path):
+    warm = run_cli(tmp_path, "warm", "support.tunables:broken_candidate_workload", "--json")
+    assert warm.returncode == 0, warm.stderr
+    shown = run_cli(tmp_path, "tune", "show", "tests.broken_candidate", "--json")
+    check(json.loads(shown.stdout), TUNE_SHOW)
+    (entry,) = json.loads(shown.stdout)["keys"]
+    failed = [d for d in entry["dropped_candidates"] if d["kind"] == "failed"]
+    assert sorted(d["name"] for d in failed) == ["ITEMS=1,SCALE=undeclared_scale",
+                                                 "ITEMS=4,SCALE=undeclared_scale"]
+    assert {c["name"] for c in entry["candidates"]} <= {"ITEMS=1,SCALE=2.0f", "ITEMS=4,SCALE=2.0f"}
+    text = run_cli(tmp_path, "tune", "show", "tests.broken_candidate").stdout
+    for d in failed:
+        assert "failed to build" in d["reason"]
+        assert "undeclared_scale" in d["summary"].split(" — ", 1)[1]  # the log's first line
+        assert d["summary"] in text

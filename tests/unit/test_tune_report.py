@@ -26,7 +26,7 @@ RECORD = {
         "TILE=32 local=4x4": {"median_s": 2e-3, "samples_s": [2e-3]},
     },
     "dropped": {"TILE=64 local=8x8": "screened: warm-up 0.01 s vs fastest 0.001 s",
-                "TILE=4 local=2x2": "failed: kernel 'mm' failed to build on X:\nerror: bad\nmore"},
+                "TILE=4 local=2x2": "failed: kernel 'mm' failed to build on X:\nCompilation started\n1:2: error: bad\nmore"},
     "device": MODEL + " | driver 1", "tune_seconds": 0.5, "measured_at": 1.7e9,
     "clmodes": "0.1.0",
 }
@@ -54,7 +54,7 @@ def test_a_record_reads_as_sorted_candidates_runner_up_and_drops():
     kinds = {d.name: d.kind for d in entry.dropped}
     assert kinds == {"TILE=64 local=8x8": "screened", "TILE=4 local=2x2": "failed"}
     failed = next(d for d in entry.dropped if d.kind == "failed")
-    assert failed.summary == "failed: kernel 'mm' failed to build on X: / error: bad"
+    assert failed.summary == "failed: kernel 'mm' failed to build on X: — 1:2: error: bad"
     assert entry.measured[1].discarded_samples == 1
 
 
