@@ -4,6 +4,10 @@ Library code logs and never prints; progress is the one exception the contract a
 and it only ever writes to a stream that is a TTY (a person watching), never into a log
 file or a CI transcript. It redraws one line from a background thread, reading the
 statistics through a `StatisticsReader`, which opens nothing and can be read any time.
+
+Totals are known only once the gathering pass has run (which keys have no winner, which
+kernels wait to be built), so the line shows counts first and "done of found" after
+`found(...)`, with the elapsed time throughout.
 """
 
 from __future__ import annotations
@@ -32,6 +36,12 @@ class TerminalProgress:
         self._thread: threading.Thread | None = None
         self._started = 0.0
         self.phase = ""
+        self._keys: int | None = None
+        self._kernels: int | None = None
+
+    def found(self, keys: int, kernels: int) -> None:
+        """The totals the gathering pass found: untuned keys, kernels to obtain."""
+        self._keys, self._kernels = keys, kernels
 
     @property
     def enabled(self) -> bool:
@@ -41,11 +51,14 @@ class TerminalProgress:
     def line(self) -> str:
         stats = self._reader.statistics()
         c = stats.compilation
-        return (
-            f"clmodes {self._title}{f' [{self.phase}]' if self.phase else ''}: "
-            f"{c.compiled} kernels compiled, {c.loaded} loaded, {c.builds} builds, "
-            f"{stats.autotune.keys} keys tuned, {time.perf_counter() - self._started:.1f} s"
-        )
+        keys = f"{stats.autotune.keys}" + (f" of {self._keys}" if self._keys is not None else "")
+        counts = f"{c.compiled} compiled, {c.loaded} loaded, {c.builds} builds"
+        if self._kernels is None:
+            kernels = f"kernels {counts}"
+        else:
+            kernels = f"{c.kernels} of {self._kernels} kernels obtained ({counts})"
+        return (f"clmodes {self._title}{f' [{self.phase}]' if self.phase else ''}: "
+                f"{keys} keys tuned, {kernels}, {time.perf_counter() - self._started:.1f} s")
 
     def __enter__(self) -> "TerminalProgress":
         self._started = time.perf_counter()

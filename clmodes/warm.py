@@ -70,8 +70,10 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     with TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
             usage.recording() as used, capture.suspended():
         shown.phase = "gathering"
-        with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector):
+        with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector), \
+                default_runtime().tunes.noting_misses() as untuned:
             workload()
+        shown.found(len(untuned), sum(client.server.queued() for client in all_clients()))
         shown.phase = "compiling and tuning"
         with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
             for client in all_clients():

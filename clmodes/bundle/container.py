@@ -20,15 +20,13 @@ would hold only for bytes that happen to be live.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from clmodes._version import __version__
+from clmodes.atomic import write_replacing
 from clmodes.bundle.errors import BundleError
 
 MAGIC = b"CLMODES-BUNDLE\n"
@@ -45,30 +43,16 @@ def checksum(header: bytes, payload: bytes) -> str:
 
 
 def write_container(path: Path, manifest: dict[str, Any], payload: bytes) -> str:
-    """Write the file atomically (readers never see half a bundle); return its checksum.
-
-    The temporary file is made beside the target (so `os.replace` never crosses file
-    systems), synced before it replaces the target, and removed on every error path: a
-    directory as the target once left a 160 KB temporary file in its parent."""
+    """Write the file atomically (`clmodes.atomic`: readers never see half a bundle, a
+    failed write leaves no temporary file); return its checksum."""
     header = json.dumps(manifest, sort_keys=True).encode()
     digest = checksum(header, payload)
     _check_target(path)
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        write_replacing(path, MAGIC + f"{len(header)}\n".encode() + header
+                        + f"{digest}\n".encode() + payload)
     except OSError as error:
-        raise BundleError(f"{path}: cannot write there ({error.strerror or error})") from error
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(MAGIC + f"{len(header)}\n".encode() + header + f"{digest}\n".encode() + payload)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise BundleError(f"{path}: cannot write ({error.strerror or error})") from error
-        raise
+        raise BundleError(f"{path}: cannot write ({error.strerror or error})") from error
     return digest
 
 

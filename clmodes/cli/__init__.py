@@ -1,6 +1,7 @@
 """The `clmodes` command. The library logs and returns reports; only this package prints.
 
-Every verb takes `--json` for scripts. User errors (no device, unknown module or
+Every verb takes `--json` for scripts and `-v`/`-q` for how much the `clmodes` logger
+shows (`logs.py`: the command configures that logger, the library never does). User errors (no device, unknown module or
 function, a bad argument) exit non-zero with one line on standard error, no traceback
 (`errors.py`). Layout: `parser.py` wires the verbs, one module per verb group runs the
 library and builds the payload, `render.py` prints it.
@@ -8,11 +9,13 @@ library and builds the payload, `render.py` prints it.
 
 from __future__ import annotations
 
+import argparse
 import warnings
 
 import pyopencl
 
 from clmodes.cli.errors import UsageError, run_verb
+from clmodes.cli.logs import configure
 from clmodes.cli.parser import build_parser
 from clmodes.cli.warm import load_workload
 
@@ -25,4 +28,10 @@ def main(argv: list[str] | None = None) -> int:
     # pyopencl turns any compiler output into a warning; the command is an application and
     # keeps its output clean (the library logs the compiler's output at DEBUG instead).
     warnings.filterwarnings("ignore", category=pyopencl.CompilerWarning)
-    return run_verb(args.run, args)
+    return run_verb(_configured, args)
+
+
+def _configured(args: argparse.Namespace) -> int:
+    """The verb, after `-v`/`-q`/`$CLMODES_LOG` set the logger (a bad level is one line)."""
+    configure(args.verbose, args.quiet)
+    return args.run(args)

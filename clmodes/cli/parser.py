@@ -1,8 +1,13 @@
 """The command line: every verb, its flags, and the function that runs it.
 
 Kept apart from the verbs so that `clmodes --help` reads as one table of contents, and
-so that every verb gets `--json` (and `--device` where it works on one device) the same
-way. Each sub-parser stores its verb function as `run`.
+so that every verb gets `--json`, `-v`/`-q` (and `--device` where it works on one device)
+the same way, from `add_verb`. Each sub-parser stores its verb function as `run`.
+
+The flags every verb takes are accepted before the verb too (`clmodes --json cache
+info`): the top parser defines them with their defaults and the verbs' copies default to
+`argparse.SUPPRESS`, because argparse copies a sub-parser's every attribute over the top
+parser's, defaults included, and `--json` given first would be reset to False.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clmodes import __version__
-from clmodes.cli import bundle, cache
+from clmodes.cli import bundle, cache, tune
 from clmodes.cli.demo import run_demo
 from clmodes.cli.devices import run_devices
 from clmodes.cli.probe import run_probe
@@ -23,11 +28,45 @@ Verb = Callable[[argparse.Namespace], int]
 SubParsers = Any
 
 
+ENVIRONMENT = (
+    ("CLMODES_DEVICE", "the device: an index or a substring of 'platform / device' "
+                       "(default: the first)"),
+    ("CLMODES_CACHE_DIR", "the store's folder (default: the user cache dir)"),
+    ("CLMODES_LOG", "the clmodes logger's level: debug, info, warning (default), error"),
+    ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),
+    ("PYOPENCL_BUILD_OPTIONS", "pyopencl's extra build options (batching reads them too)"),
+    ("KERNELS_CL_BATCH", "kernels_cl workloads: MLP rows, attention sequences (64, 2)"),
+    ("KERNELS_CL_HIDDEN", "kernels_cl workloads: hidden width (mlp 128, attention 64)"),
+    ("KERNELS_CL_LAYERS", "kernels_cl MLP: hidden layers (2)"),
+    ("KERNELS_CL_CLASSES", "kernels_cl MLP: outputs (10)"),
+    ("KERNELS_CL_SEQ", "kernels_cl attention: sequence length (48)"),
+    ("KERNELS_CL_DTYPE", "kernels_cl workloads: float32 (default), float64, float16"),
+    ("KERNELS_CL_SEED", "kernels_cl workloads: seed of parameters and inputs (0)"),
+)
+
+
+def environment_help() -> str:
+    width = max(len(name) for name, _ in ENVIRONMENT)
+    return "environment variables:\n" + "\n".join(
+        f"  {name:{width}}  {text}" for name, text in ENVIRONMENT)
+
+
+def add_common(parser: argparse.ArgumentParser, top: bool = False) -> None:
+    """`--json`, `-v`, `-q`: on the top parser with defaults, on a verb without (above)."""
+    default = (lambda value: value) if top else (lambda value: argparse.SUPPRESS)
+    parser.add_argument("--json", action="store_true", default=default(False),
+                        help="machine-readable output")
+    parser.add_argument("-v", "--verbose", action="count", default=default(0),
+                        help="log more: -v info, -vv debug (the clmodes logger)")
+    parser.add_argument("-q", "--quiet", action="count", default=default(0),
+                        help="log less: -q errors only; no progress line")
+
+
 def add_verb(parent: SubParsers, name: str, run: Verb, help: str,
              device: bool = False) -> argparse.ArgumentParser:
-    """A sub-parser for `run`, with `--json` and, if asked, `--device`."""
-    sub = parent.add_parser(name, help=help)
-    sub.add_argument("--json", action="store_true", help="machine-readable output")
+    """A sub-parser for `run`, with `--json`, `-v`/`-q` and, if asked, `--device`."""
+    sub = parent.add_parser(name, help=help, description=help)
+    add_common(sub)
     if device:
         sub.add_argument("--device", default=None,
                          help="device index or substring of 'platform / device'")
@@ -37,8 +76,11 @@ def add_verb(parent: SubParsers, name: str, run: Verb, help: str,
 
 def build_parser() -> argparse.ArgumentParser:
     """The `clmodes` parser; `parse_args(...).run(args)` runs the chosen verb."""
-    parser = argparse.ArgumentParser(prog="clmodes", description="OpenCL execution modes")
+    parser = argparse.ArgumentParser(
+        prog="clmodes", description="OpenCL execution modes", epilog=environment_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=__version__)
+    add_common(parser, top=True)
     verbs = parser.add_subparsers(dest="verb", required=True)
     add_verb(verbs, "devices", run_devices, "list OpenCL devices and their fingerprints")
     warm = add_verb(verbs, "warm", run_warm, "compile, tune and persist a workload's kernels",
@@ -48,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="run even if the store fell back to memory (nothing is kept)")
     _add_cache(verbs)
     _add_bundle(verbs)
+    _add_tune(verbs)
     add_verb(verbs, "demo", run_demo, "a COMPILE_ONLY pass, one batch build, statistics",
              device=True)
     probe = add_verb(verbs, "probe", run_probe,
@@ -72,13 +115,40 @@ def _add_bundle(verbs: SubParsers) -> None:
         dest="action", required=True)
     export = add_verb(actions, "export", bundle.run_export,
                       "write the store (or one device's entries) to FILE", device=True)
-    export.add_argument("file")
-    add_verb(actions, "import", bundle.run_import,
-             "fill the local store from FILE").add_argument("file")
-    add_verb(actions, "inspect", bundle.run_inspect,
-             "what FILE holds and how it matches here").add_argument("file")
+    export.add_argument("file", metavar="FILE", help="the bundle file to write")
+    add_verb(actions, "import", bundle.run_import, "fill the local store from FILE"
+             ).add_argument("file", metavar="FILE", help="a bundle file (clmodes bundle export)")
+    add_verb(actions, "inspect", bundle.run_inspect, "what FILE holds and how it matches here"
+             ).add_argument("file", metavar="FILE", help="a bundle file to read (nothing is written)")
     merged = add_verb(actions, "merge", bundle.run_merge, "combine bundles into OUT")
     merged.add_argument("-o", "--output", dest="out", required=True, metavar="OUT",
                         help="the merged bundle to write (never one of the inputs)")
     merged.add_argument("inputs", nargs="+", metavar="IN", help="bundles to merge")
     merged.add_argument("--force", action="store_true", help="replace OUT if it exists")
+
+
+def _add_tune(verbs: SubParsers) -> None:
+    actions = verbs.add_parser("tune", help="what was tuned: winners and candidates' timings"
+                               ).add_subparsers(dest="action", required=True)
+    listed = add_verb(actions, "list", tune.run_list,
+                      "one row per tuned key: winner, runner-up, configs, origin", device=True)
+    listed.add_argument("--tunable", metavar="NAME", help="only this tunable's keys")
+    show = add_verb(actions, "show", tune.run_show,
+                    "every candidate of a key: medians, spread, samples, dropped ones",
+                    device=True)
+    _add_selection(show)
+    plot = add_verb(actions, "plot", tune.run_plot,
+                    "draw a key's candidates (PNG or SVG; needs the 'plot' extra)", device=True)
+    _add_selection(plot)
+    plot.add_argument("-o", "--output", dest="out", required=True, metavar="FILE",
+                      help="the image to write: FILE.png or FILE.svg")
+    forget = add_verb(actions, "forget", tune.run_forget,
+                      "drop tune entries so that they are tuned again", device=True)
+    _add_selection(forget)
+
+
+def _add_selection(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("tunable", metavar="TUNABLE", help="a tunable's name, as `tune list` shows")
+    sub.add_argument("key", metavar="KEY", nargs="?", default=None,
+                     help="one of its keys (the JSON `tune list` shows, or a part only it "
+                          "contains); default: every key")

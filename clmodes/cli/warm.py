@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -46,7 +47,10 @@ def run_warm(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload)
     started = time.perf_counter()
     try:
-        statistics = warm(workload, allow_memory=args.allow_memory)
+        # Progress goes to standard error, and only on a terminal (`TerminalProgress`), so
+        # `--json` on standard output never mixes with it; `-q` turns it off.
+        with open(os.devnull, "w") if args.quiet else contextlib.nullcontext(sys.stderr) as shown:
+            statistics = warm(workload, progress=shown, allow_memory=args.allow_memory)
     except StoreNotPersistentError as error:
         raise UsageError(f"{error} (--allow-memory)") from error
     report: dict[str, Any] = {

@@ -47,18 +47,6 @@ def put_measurement(db: Database, model: str, tunable: str, key: str, candidate:
                  (*row.values(), time.time()))
 
 
-def forget_measurements(db: Database, model: str | None, tunable: str, key: str | None) -> int:
-    """Delete the measurements of a tunable (one key, one model, or all)."""
-    where, parameters = ["tunable=?"], [tunable]
-    if model is not None:
-        where.append("model=?")
-        parameters.append(model)
-    if key is not None:
-        where.append("tune_key=?")
-        parameters.append(key)
-    return db.delete(f"DELETE FROM measurement WHERE {' AND '.join(where)}", tuple(parameters))
-
-
 def parse_measurement(text: object) -> dict[str, Any] | None:
     """A measurement record: a finite positive `median_s`, or a `failed` or `dropped`
     reason (a build that failed, a candidate screened out as far slower)."""

@@ -15,7 +15,7 @@ from clmodes.store import kernels as kernel_index
 from clmodes.store import leases, maintenance, measurements, probes, tunes
 from clmodes.store.connection import open_store
 from clmodes.store.kernels import KernelSpec
-from clmodes.store.schema import StoreEntries
+from clmodes.store.schema import StoreEntries, TuneRow
 from clmodes.store.transactions import Database
 
 
@@ -51,12 +51,6 @@ class Store(Database):
         """Delete a decision whose code changed (unless already replaced)."""
         return tunes.drop_stale(self, model, tunable, key, candidates, stale)
 
-    def forget_tunes(self, tunable: str, key: str | None = None, model: str | None = None) -> int:
-        """Delete a tunable's decisions and measurements (one key and/or one device model,
-        or all), so they are measured again. Returns the decisions deleted."""
-        measurements.forget_measurements(self, model, tunable, key)
-        return tunes.forget_tunes(self, model, tunable, key)
-
     # -- measurements and leases (`measurements`, `leases`: why they exist) ---------------
 
     def measurements(self, model: str, tunable: str, key: str) -> dict[tuple[str, str], dict[str, Any]]:
@@ -79,6 +73,16 @@ class Store(Database):
 
     def release_tune(self, key: leases.LeaseKey, owner: str) -> None:
         leases.release(self, key, owner)
+
+    def tune_rows(self, model: str | None = None) -> list[TuneRow]:
+        """Every tune entry (or one device model's) as typed rows, records unparsed."""
+        return tunes.tune_rows(self, model)
+
+    def forget_tunes(self, keys: list[tuple[Any, ...]]) -> int:
+        """Delete tune entries by primary key (`TuneRow.key`), and their keys'
+        measurements, so they are measured again; returns how many entries were deleted.
+        Processes that hold a winner in memory keep it."""
+        return tunes.delete_tunes(self, keys)
 
     # -- throughput probes -------------------------------------------------------------
 

@@ -106,22 +106,24 @@ def drop_stale(db: Database, model: str, tunable: str, key: str, candidates: str
         return False
 
 
-def forget_tunes(db: Database, model: str | None, tunable: str, key: str | None) -> int:
-    """Delete a tunable's decisions (one key, one model, or all): they re-tune."""
-    where, parameters = ["tunable=?"], [tunable]
-    if model is not None:
-        where.append("model=?")
-        parameters.append(model)
-    if key is not None:
-        where.append("tune_key=?")
-        parameters.append(key)
-    return db.delete(f"DELETE FROM tune WHERE {' AND '.join(where)}", tuple(parameters))
-
-
 def tune_rows(db: Database, model: str | None) -> list[TuneRow]:
     """Every tune entry, or one device model's."""
     where, parameters = model_filter(model)
     return [TuneRow.of(row) for row in db.query(f"SELECT {TuneRow.columns()} FROM tune" + where, parameters)]
+
+
+def delete_tunes(db: Database, keys: list[tuple[Any, ...]]) -> int:
+    """Delete tune entries by primary key (`TuneRow.key`: format, model, tunable, key,
+    candidates) in one transaction, so that they are tuned again; returns how many went.
+    By key, not by pattern: `clmodes tune forget` shows what it selected, and exactly that
+    is what goes."""
+    where = " AND ".join(f"{column}=?" for column in TuneRow.KEY)
+    measured = "DELETE FROM measurement WHERE format=? AND model=? AND tunable=? AND tune_key=?"
+    with db.transaction() as connection:
+        for key in keys:
+            connection.execute(measured, tuple(key)[:4])
+        return sum(connection.execute(f"DELETE FROM tune WHERE {where}", tuple(key)).rowcount
+                   for key in keys)
 
 
 def add_tune_rows(connection: sqlite3.Connection, rows: list[TuneRow], now: float) -> list[TuneRow]:

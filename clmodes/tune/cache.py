@@ -9,7 +9,8 @@ a key is measured and counted once. If the tuner fails, one waiter takes over.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from clmodes.store.store import Store
@@ -30,6 +31,7 @@ class TuneCache:
         self._winners: dict[TuneKey, str] = {}
         self._inflight: dict[TuneKey, threading.Event] = {}
         self._lock = threading.Lock()
+        self._noting: tuple[set[TuneKey], ...] = ()  # open `noting_misses` sets
 
     def winner(self, key: TuneKey,
                current: Callable[[dict[str, Any]], bool] | None = None) -> str | None:
@@ -41,11 +43,24 @@ class TuneCache:
             record = self._store().get_tune(*key)
             if record is not None and (current is None or current(record)):
                 found = self._winners[key] = record["winner"]
+        if found is None and self._noting:
+            with self._lock:
+                for missed in self._noting:
+                    missed.add(key)
         return found
 
-    def remember(self, key: TuneKey, winner: str) -> None:
-        """Keep a winner decided elsewhere (another process's, adopted) in memory."""
-        self._winners[key] = winner
+    @contextmanager
+    def noting_misses(self) -> Iterator[set[TuneKey]]:
+        """The keys asked for meanwhile that had no winner: after a warm's gathering pass,
+        the keys its tuning pass will tune (its progress line's total)."""
+        missed: set[TuneKey] = set()
+        with self._lock:
+            self._noting = (*self._noting, missed)
+        try:
+            yield missed
+        finally:
+            with self._lock:
+                self._noting = tuple(s for s in self._noting if s is not missed)
 
     def tune_once(self, key: TuneKey, tune: Callable[[], str]) -> str:
         """Run `tune` unless another thread is tuning this key; then wait for its winner."""

@@ -70,6 +70,7 @@ class Tuner:
         self.results: dict[str, Result] = {}
         self.races = 0
         self.fresh: set[str] = set()  # measured by this tune's generations (not re-races)
+        self.gather_failures: dict[str, str] = {}
         self.started = time.perf_counter()
 
     # -- gathering only (COMPILE_ONLY) -----------------------------------------------------
@@ -123,12 +124,14 @@ class Tuner:
         return fresh[:max(self.budget_configs - len(self.fresh), 0)]
 
     def _gather(self, name: str, inputs: tuple[object, ...]) -> str | None:
-        """Queue one candidate's kernels; its identity, or None (a warning) if it raised."""
+        """Queue one candidate's kernels; its identity, or None (a warning, and the
+        reason kept for the record) if it raised."""
         candidate = self.candidates.get(name)
         try:
             return identity_of(gather(self.stream, lambda: candidate(self.stream, *inputs)))
         except Exception as error:  # noqa: BLE001 - dropped with a warning
             log.warning("%s: candidate %r dropped: %s", self.describe, name, error)
+            self.gather_failures[name] = f"failed while gathering its kernels: {error}"
             return None
 
     def _measure(self, generation: list[str], inputs: tuple[object, ...]) -> dict[str, float | None]:
@@ -143,8 +146,8 @@ class Tuner:
         told: dict[str, float | None] = {}
         for name, identity in identities.items():
             if identity is None:
-                self._keep(name, "unknown", {"failed": "failed while gathering its kernels"},
-                           race_index, persist=False)
+                self._keep(name, "unknown", {"failed": self.gather_failures.get(
+                    name, "failed while gathering its kernels")}, race_index, persist=False)
             elif name in measured:
                 self._keep(name, identity, self._measurement(measured[name]), race_index)
             else:

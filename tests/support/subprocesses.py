@@ -33,8 +33,10 @@ def spawn_python(code: str, cache_dir: Path, **extra: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def run_cli(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "clmodes", *args], env=environment(cache_dir),
+def run_cli(cache_dir: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
+    """`clmodes ARGS...` on the store in `cache_dir`; `extra`: more environment variables."""
+    return subprocess.run([sys.executable, "-m", "clmodes", *args],
+                          env=environment(cache_dir, **extra),
                           capture_output=True, text=True, timeout=600)
 
 

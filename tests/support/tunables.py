@@ -83,6 +83,19 @@ def failing_workload() -> None:
     raise ValueError("the workload failed on purpose")
 
 
+# Candidates with SCALE=undeclared_scale do not compile: the tune drops them with the
+# build error, and `clmodes tune show` shows the log's first line.
+BROKEN_CANDIDATE_TUNABLE = make_tunable(
+    "tests.broken_candidate", SOURCE.replace("2.0f * x[i]", "SCALE * x[i]"),
+    defines={"ITEMS": [1, 4], "SCALE": ["2.0f", "undeclared_scale"]})
+
+
+def broken_candidate_workload() -> None:
+    stream = clmodes.client().stream()
+    out, x = buffers(stream, 1024)
+    BROKEN_CANDIDATE_TUNABLE(stream, out, x, 1024)
+
+
 def heavy_workload(seconds_hint: int = 1) -> np.ndarray:
     """Seconds of device work when executed; a buffer it overwrites."""
     stream = clmodes.client().stream()

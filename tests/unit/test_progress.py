@@ -1,4 +1,4 @@
-"""Warm start: program binaries in the store, clmodes.warm(), progress."""
+"""The progress line of a warm: drawn on a terminal only, with totals once known."""
 
 import io
 
@@ -20,7 +20,20 @@ def test_progress_is_drawn_on_a_terminal_only(collector):
         collector.add(clmodes.execution.Counter.COMPILED, 3)
     with TerminalProgress(reader, "warm", pipe, interval=0.01):
         pass
-    assert "3 kernels compiled" in terminal.getvalue() and terminal.getvalue().endswith("\n")
+    assert "kernels 3 compiled" in terminal.getvalue() and terminal.getvalue().endswith("\n")
     assert pipe.getvalue() == ""
+
+
+def test_progress_shows_done_of_found_once_the_totals_are_known(collector):
+    reader = clmodes.StatisticsReader(collector)
+    shown = TerminalProgress(reader, "warm", FakeTerminal())
+    with shown:
+        assert " of " not in shown.line()
+        shown.found(keys=5, kernels=26)
+        collector.add(clmodes.execution.Counter.KEYS, 2)
+        collector.add(clmodes.execution.Counter.KERNELS, 12)
+        line = shown.line()
+    assert "2 of 5 keys tuned" in line and "12 of 26 kernels obtained" in line
+    assert line.endswith(" s") and line.split(", ")[-1][:-2].replace(".", "").isdigit()
 
 

@@ -1,0 +1,376 @@
+"""What was tuned: the store's tune entries as typed records, for people and scripts.
+
+`clmodes tune list|show|plot|forget` read tune entries through this module only. A tune
+record is JSON written by `Tunable` (and, through bundles, by other machines and other
+versions of clmodes), so every field is read defensively here, once: a field that is
+missing or of the wrong type becomes None (or is left out), a row whose record does not
+parse at all is skipped with a warning. The verbs then work on dataclasses and never
+index JSON themselves, so a change of the record's layout is a change of this module.
+
+Where an entry came from is the record's `host` (the node name it was measured on):
+measured *here*, *imported* (measured on another host: a bundle brought it), or
+*unknown* (a record from before clmodes wrote the host).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+import platform
+import statistics
+from typing import Any
+
+from clmodes.errors import ClmodesError
+from clmodes.store import FORMAT_VERSION, Store, TuneRow
+from clmodes.tune.tunable import canonical_key
+
+log = logging.getLogger("clmodes")
+
+UNIT = "s"  # every timing in a record, and in the JSON the verbs print: device seconds
+
+
+class NoTuneEntryError(ClmodesError):
+    """A tunable or key that the store holds no entry for (the message lists what it has)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MeasuredCandidate:
+    """One candidate that was timed: its samples (device seconds) and their median."""
+
+    name: str
+    median_s: float
+    samples_s: tuple[float, ...]
+    discarded_samples: int = 0
+    roofline: float | None = None
+
+    @property
+    def min_s(self) -> float:
+        return min(self.samples_s, default=self.median_s)
+
+    @property
+    def max_s(self) -> float:
+        return max(self.samples_s, default=self.median_s)
+
+    @property
+    def quartiles_s(self) -> tuple[float, float]:
+        """(Q1, Q3) of the samples: the spread a few noisy samples do not stretch."""
+        if len(self.samples_s) < 2:
+            return self.min_s, self.max_s
+        q1, _, q3 = statistics.quantiles(self.samples_s, n=4, method="inclusive")
+        return q1, q3
+
+    @property
+    def parameters(self) -> dict[str, str]:
+        return parameters(self.name)
+
+    def as_dict(self, winner: str) -> dict[str, Any]:
+        q1, q3 = self.quartiles_s
+        return {"name": self.name, "winner": self.name == winner, "median_s": self.median_s,
+                "min_s": self.min_s, "max_s": self.max_s, "q1_s": q1, "q3_s": q3,
+                "samples": len(self.samples_s), "samples_s": list(self.samples_s),
+                "discarded_samples": self.discarded_samples, "roofline": self.roofline,
+                "parameters": self.parameters}
+
+
+@dataclasses.dataclass(frozen=True)
+class DroppedCandidate:
+    """A candidate that was not timed to the end, and why (the racer's reason)."""
+
+    name: str
+    reason: str
+
+    @property
+    def kind(self) -> str:
+        """screened | slower | failed | untimed | other: what the racer's reason starts with."""
+        head = self.reason.split(":", 1)[0].strip()
+        if head in ("screened", "slower"):
+            return head
+        if head.startswith("failed"):
+            return "failed"
+        if head.startswith("no real timing"):
+            return "untimed"
+        return "other"
+
+    @property
+    def summary(self) -> str:
+        """The reason's first line and, for a build failure, the log's first error line
+        (its first line if none says "error": logs open with "Compilation started" and
+        the like): what a person needs in a table. The whole log is in the JSON."""
+        lines = [line.strip() for line in self.reason.splitlines() if line.strip()]
+        if not lines:
+            return "(no reason recorded)"
+        log_lines = lines[1:]
+        errors = [line for line in log_lines if "error" in line.lower()]
+        detail = (errors or log_lines)[:1]
+        return " — ".join([lines[0], *detail])
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "reason": self.reason,
+                "summary": self.summary}
+
+
+@dataclasses.dataclass(frozen=True)
+class Cost:
+    """What one call of the tunable moves and computes, and the probe's ceilings then."""
+
+    bytes_moved: float
+    flops: float
+    bandwidth_gbps: float
+    compute_gflops: float
+
+    @property
+    def roofline_s(self) -> float:
+        """The least time the roofline allows (`clmodes.roofline.roofline_seconds`)."""
+        return max(self.bytes_moved / (self.bandwidth_gbps * 1e9),
+                   self.flops / (self.compute_gflops * 1e9))
+
+
+@dataclasses.dataclass(frozen=True)
+class TunedKey:
+    """One tune entry: a key of a tunable on a device model, its winner and candidates.
+    `measured` is sorted fastest first."""
+
+    model: str
+    tunable: str
+    key: str
+    candidates_checksum: str
+    winner: str
+    statistic: str
+    measured: tuple[MeasuredCandidate, ...]
+    dropped: tuple[DroppedCandidate, ...]
+    device: str | None = None
+    host: str | None = None
+    tune_seconds: float | None = None
+    measured_at: float | None = None
+    clmodes_version: str | None = None
+    roofline: float | None = None
+    cost: Cost | None = None
+    space_size: int | None = None
+
+    @property
+    def row_key(self) -> tuple[Any, ...]:
+        """The store's primary key of this entry (`TuneRow.key`)."""
+        return (FORMAT_VERSION, self.model, self.tunable, self.key, self.candidates_checksum)
+
+    @property
+    def winner_measurement(self) -> MeasuredCandidate | None:
+        return next((m for m in self.measured if m.name == self.winner), None)
+
+    @property
+    def runner_up(self) -> MeasuredCandidate | None:
+        """The fastest measured candidate other than the winner."""
+        return next((m for m in self.measured if m.name != self.winner), None)
+
+    @property
+    def runner_up_ratio(self) -> float | None:
+        """Runner-up median / winner median: 1.25 means the runner-up is 25% slower."""
+        best, second = self.winner_measurement, self.runner_up
+        if best is None or second is None or best.median_s <= 0:
+            return None
+        return second.median_s / best.median_s
+
+    @property
+    def configs(self) -> int:
+        """How many candidates the tune had: the space's size when the record says so,
+        else those measured plus those dropped."""
+        return self.space_size or len(self.measured) + len(self.dropped)
+
+    def origin(self, node: str | None = None) -> str:
+        """here | imported | unknown: measured on this host, on another, or not recorded."""
+        if self.host is None:
+            return "unknown"
+        return "here" if self.host == (node or platform.node()) else "imported"
+
+    def summary(self) -> dict[str, Any]:
+        """One row of `tune list --json`."""
+        best, second = self.winner_measurement, self.runner_up
+        return {
+            "tunable": self.tunable, "key": self.key, "model": self.model,
+            "device": self.device, "winner": self.winner,
+            "winner_median_s": best.median_s if best else None,
+            "runner_up": second.name if second else None,
+            "runner_up_median_s": second.median_s if second else None,
+            "runner_up_ratio": self.runner_up_ratio,
+            "measured": len(self.measured), "dropped": len(self.dropped),
+            "configs": self.configs, "space_size": self.space_size,
+            "roofline": self.roofline, "origin": self.origin(), "host": self.host,
+            "measured_at": self.measured_at, "tune_seconds": self.tune_seconds,
+            "clmodes": self.clmodes_version,
+        }
+
+    def details(self) -> dict[str, Any]:
+        """One key of `tune show --json` (and what `tune plot` draws)."""
+        return {
+            **self.summary(), "statistic": self.statistic, "unit": UNIT,
+            "candidates": [m.as_dict(self.winner) for m in self.measured],
+            "dropped_candidates": [d.as_dict() for d in self.dropped],
+            "cost": dataclasses.asdict(self.cost) if self.cost else None,
+            "roofline_s": self.cost.roofline_s if self.cost else None,
+        }
+
+
+def parameters(name: str) -> dict[str, str]:
+    """A configuration's parameters from its name: "reg RM=4,WPT=8 local=8x8" ->
+    {"family": "reg", "RM": "4", "WPT": "8", "local": "8x8"}; {} for a name that is not
+    a configuration ("fast_path")."""
+    found: dict[str, str] = {}
+    for token in name.split():
+        if "=" not in token:
+            if "family" in found:
+                return {}
+            found["family"] = token
+            continue
+        for part in token.split(","):
+            parameter, _, value = part.partition("=")
+            if not parameter or not value:
+                return {}
+            found[parameter] = value
+    return found if len(found) > ("family" in found) else {}
+
+
+# -- reading the store -------------------------------------------------------------------
+
+
+def tuned_keys(store: Store, model: str | None = None, tunable: str | None = None) -> list[TunedKey]:
+    """Every readable tune entry of this clmodes format (of one device model, of one
+    tunable), sorted by model, tunable and key. Unreadable entries are skipped with a
+    warning (the tune that needs one re-tunes it)."""
+    return entries_of(store, selected_rows(store, model, tunable))
+
+
+def selected_rows(store: Store, model: str | None, tunable: str | None) -> list[TuneRow]:
+    rows = [row for row in store.tune_rows(model)
+            if row.format == FORMAT_VERSION and tunable in (None, row.tunable)]
+    return sorted(rows, key=lambda row: (row.model, row.tunable, row.tune_key))
+
+
+def select(store: Store, tunable: str, key: str | None = None,
+           model: str | None = None) -> list[TuneRow]:
+    """The entries `TUNABLE [KEY]` names on the command line, or `NoTuneEntryError`
+    naming the tunable (and the tunables the store has) or the key (and the tunable's
+    keys). KEY is the key as `tune list` prints it, the same JSON written another way
+    (`{"n": 64}`), or a part of it that only one key contains."""
+    rows = selected_rows(store, model, tunable)
+    if not rows:
+        known = sorted({row.tunable for row in selected_rows(store, model, None)})
+        raise NoTuneEntryError(
+            f"no tune entries for tunable {tunable!r}"
+            + (f" on {model}" if model else "")
+            + (f"; tuned here: {', '.join(known)}" if known else "; the store has none"))
+    if key is None:
+        return rows
+    wanted = {key, _canonical(key)}
+    exact = [row for row in rows if row.tune_key in wanted]
+    if exact:
+        return exact
+    partial = [row for row in rows if key in row.tune_key]
+    distinct = {row.tune_key for row in partial}
+    if len(distinct) == 1:
+        return partial
+    keys = sorted({row.tune_key for row in rows})
+    if distinct:
+        raise NoTuneEntryError(f"key {key!r} of tunable {tunable!r} is ambiguous: it is part "
+                               f"of {len(distinct)} keys ({', '.join(sorted(distinct)[:4])}"
+                               f"{', ...' if len(distinct) > 4 else ''})")
+    raise NoTuneEntryError(f"tunable {tunable!r} has no key {key!r}; its keys: "
+                           + ", ".join(keys[:6]) + (", ..." if len(keys) > 6 else ""))
+
+
+def entries_of(store: Store, rows: list[TuneRow]) -> list[TunedKey]:
+    """The readable entries among `rows` (unreadable ones skipped with a warning)."""
+    found = []
+    for row in rows:
+        entry = entry_of(row)
+        if entry is None:
+            log.warning("clmodes store %s: unreadable tune entry for %s key %s; skipped",
+                        store.location, row.tunable, row.tune_key)
+        else:
+            found.append(entry)
+    return found
+
+
+def forget(store: Store, rows: list[TuneRow]) -> int:
+    """Delete these entries (readable or not) so they are tuned again; how many went."""
+    return store.forget_tunes([row.key for row in rows])
+
+
+def _canonical(key: str) -> str:
+    try:
+        return canonical_key(json.loads(key))
+    except (ValueError, TypeError):
+        return key
+
+
+# -- one record ------------------------------------------------------------------------
+
+
+def entry_of(row: TuneRow) -> TunedKey | None:
+    """A row's record as a `TunedKey`; None if it is not a record (no JSON, no winner)."""
+    try:
+        record = json.loads(row.value)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("winner"), str):
+        return None
+    measurements = record.get("measurements")
+    measured = [m for name, value in (measurements.items() if isinstance(measurements, dict) else ())
+                if (m := _measured(name, value)) is not None]
+    dropped = record.get("dropped")
+    return TunedKey(
+        model=row.model, tunable=row.tunable, key=row.tune_key,
+        candidates_checksum=row.candidates, winner=record["winner"],
+        statistic=_text(record.get("statistic")) or "median",
+        measured=tuple(sorted(measured, key=lambda m: (m.median_s, m.name))),
+        dropped=tuple(DroppedCandidate(str(name), str(reason)) for name, reason in
+                      sorted(dropped.items() if isinstance(dropped, dict) else ())),
+        device=_text(record.get("device")), host=_text(record.get("host")),
+        tune_seconds=_number(record.get("tune_seconds")),
+        measured_at=_number(record.get("measured_at")),
+        clmodes_version=_text(record.get("clmodes")),
+        roofline=_number(record.get("roofline")), cost=_cost(record.get("cost")),
+        space_size=_count(record.get("space_size")),
+    )
+
+
+def _measured(name: object, value: object) -> MeasuredCandidate | None:
+    if not isinstance(value, dict):
+        return None
+    samples = value.get("samples_s")
+    kept = tuple(s for s in (_number(s) for s in samples) if s is not None) \
+        if isinstance(samples, list) else ()
+    median = _number(value.get("median_s"))
+    if median is None:
+        if not kept:
+            return None
+        median = statistics.median(kept)
+    return MeasuredCandidate(str(name), median, kept,
+                             _count(value.get("discarded_samples")) or 0,
+                             _number(value.get("roofline")))
+
+
+def _cost(value: object) -> Cost | None:
+    if not isinstance(value, dict):
+        return None
+    fields = [_number(value.get(f.name)) for f in dataclasses.fields(Cost)]
+    if any(f is None or f < 0 for f in fields) or not fields[2] or not fields[3]:
+        return None
+    if not (fields[0] or fields[1]):
+        return None
+    return Cost(*fields)  # type: ignore[arg-type]
+
+
+def _number(value: object) -> float | None:
+    """A finite real number, else None (a bool is not a number here)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None

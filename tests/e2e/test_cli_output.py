@@ -1,0 +1,71 @@
+"""What the command writes besides its report: logs (-v/-q, $CLMODES_LOG) and progress.
+
+Standard output is the report (JSON with `--json`); logs and the progress line go to
+standard error, the progress line only when it is a terminal (a pseudo-terminal here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+
+from support.subprocesses import environment, run_cli
+
+WORKLOAD = "support.tunables:workload"  # 15 kernels, one tuned key
+
+
+def test_verbose_logs_the_tune_at_info_and_keeps_stdout_json(tmp_path):
+    out = run_cli(tmp_path, "warm", WORKLOAD, "-v", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["autotune"]["keys"] == 1
+    info = [line for line in out.stderr.splitlines() if line.startswith("clmodes INFO: ")]
+    assert any("tuned on" in line for line in info), out.stderr
+    assert not any(" DEBUG: " in line for line in out.stderr.splitlines())
+
+
+def test_the_environment_sets_the_level_and_quiet_lowers_it(tmp_path):
+    debug = run_cli(tmp_path / "a", "warm", WORKLOAD, "--json", CLMODES_LOG="debug")
+    assert debug.returncode == 0 and "clmodes DEBUG: " in debug.stderr
+    quiet = run_cli(tmp_path / "b", "-q", "warm", WORKLOAD, "--json", CLMODES_LOG="info")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    bad = run_cli(tmp_path / "c", "devices", CLMODES_LOG="loud")
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        "clmodes: $CLMODES_LOG must be one of debug, info, warning, error, critical; got 'loud'"]
+
+
+def _run_on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[str, str, int]:
+    """Run with standard error on a pseudo-terminal; (stdout, what the terminal got, rc)."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=terminal, env=env)
+    os.close(terminal)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([controller], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the other end closed: the process is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+        elif process.poll() is not None:
+            break
+    stdout = process.stdout.read().decode()
+    os.close(controller)
+    return stdout, seen.decode(errors="replace"), process.wait(timeout=600)
+
+
+def test_progress_shows_keys_done_of_found_on_a_terminal_only(tmp_path):
+    args = [sys.executable, "-m", "clmodes", "warm", WORKLOAD, "--json"]
+    stdout, shown, status = _run_on_a_terminal(args, environment(tmp_path))
+    assert status == 0, shown
+    assert json.loads(stdout)["autotune"]["keys"] == 1  # nothing of the progress in it
+    last = shown.strip().split("\r")[-1].replace("\x1b[K", "")
+    assert "clmodes warm" in last and "1 of 1 keys tuned" in last, shown
+    assert "15 of 15 kernels obtained" in last and last.endswith(" s")
+    quiet, shown, status = _run_on_a_terminal([*args, "-q"], environment(tmp_path / "q"))
+    assert status == 0 and shown == "" and json.loads(quiet)["autotune"]["keys"] == 1

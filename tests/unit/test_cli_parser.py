@@ -1,0 +1,83 @@
+"""The command line as a whole: flags every verb takes, help text, the environment listed."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import pytest
+
+from clmodes.cli.logs import level_name
+from clmodes.cli.errors import UsageError
+from clmodes.cli.parser import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV_READ = re.compile(r"""["']((?:CLMODES|KERNELS_CL|PYOPENCL)_[A-Z0-9_]+)["']""")
+
+
+def _verbs(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    """(path, parser) of every verb: the sub-parsers that have no sub-parsers themselves."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield path, parser
+    for action in subs:
+        for name, sub in action.choices.items():
+            yield from _verbs(sub, (*path, name))
+
+
+VERBS = list(_verbs(build_parser()))
+
+
+def test_there_are_verbs_including_the_tune_ones():
+    names = {" ".join(path) for path, _ in VERBS}
+    assert {"tune list", "tune show", "tune plot", "tune forget", "warm", "cache info"} <= names
+
+
+@pytest.mark.parametrize("path, parser", VERBS, ids=[" ".join(p) for p, _ in VERBS])
+def test_every_verb_has_json_verbosity_and_helped_positionals(path, parser):
+    options = {option for action in parser._actions for option in action.option_strings}
+    assert {"--json", "-v", "-q"} <= options
+    for action in parser._actions:
+        if not action.option_strings and not isinstance(action, argparse._SubParsersAction):
+            assert action.help, f"clmodes {' '.join(path)}: positional {action.dest!r} has no help"
+
+
+@pytest.mark.parametrize("argv", [
+    ["--json", "cache", "info"], ["cache", "info", "--json"], ["-v", "--json", "tune", "list"],
+])
+def test_json_and_verbosity_are_read_before_or_after_the_verb(argv):
+    args = build_parser().parse_args(argv)
+    assert args.json is True
+    assert args.verbose == ("-v" in argv) and args.quiet == 0
+
+
+def test_defaults_without_the_flags():
+    args = build_parser().parse_args(["tune", "show", "some.tunable"])
+    assert (args.json, args.verbose, args.quiet, args.key) == (False, 0, 0, None)
+    assert build_parser().parse_args(["-qq", "devices"]).quiet == 2
+
+
+def test_help_lists_every_environment_variable_the_code_reads():
+    read = set()
+    for package in ("clmodes", "kernels_cl"):
+        for source in (ROOT / package).rglob("*.py"):
+            read |= set(ENV_READ.findall(source.read_text(encoding="utf-8")))
+    assert {"CLMODES_DEVICE", "CLMODES_CACHE_DIR", "CLMODES_LOG", "KERNELS_CL_BATCH"} <= read
+    text = build_parser().format_help()
+    listed = dict(re.findall(r"^  ([A-Z][A-Z0-9_]+)\s+(\S.*)$", text, re.MULTILINE))
+    assert read <= set(listed), f"not in `clmodes --help`: {sorted(read - set(listed))}"
+
+
+@pytest.mark.parametrize("environment, verbose, quiet, expected", [
+    ("", 0, 0, "warning"), ("", 1, 0, "info"), ("", 2, 0, "debug"), ("", 5, 0, "debug"),
+    ("", 0, 1, "error"), ("info", 0, 0, "info"), ("DEBUG", 0, 0, "debug"),
+    ("info", 0, 1, "warning"), ("error", 1, 0, "warning"),
+])
+def test_log_level_from_the_environment_and_the_flags(environment, verbose, quiet, expected):
+    assert level_name(verbose, quiet, environment) == expected
+
+
+def test_a_bad_log_level_names_the_variable():
+    with pytest.raises(UsageError, match=r"\$CLMODES_LOG must be one of .*'loud'"):
+        level_name(0, 0, "loud")

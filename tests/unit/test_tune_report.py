@@ -1,0 +1,130 @@
+"""Tune entries read as typed records (`clmodes.tune.report`), from hand-written rows.
+
+The rows are what a bundle from another machine or another clmodes version can hold, so
+the records here are hostile on purpose: missing fields, wrong types, non-finite numbers.
+The store is a real (in-memory) SQLite store."""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+
+import pytest
+
+from clmodes.store import FORMAT_VERSION, Store, StoreEntries, TuneRow
+from clmodes.tune import report
+
+MODEL = "PoCL | some cpu | 2CU | host memory | OpenCL 3.0"
+RECORD = {
+    "winner": "TILE=16 local=8x8",
+    "statistic": "median",
+    "measurements": {
+        "TILE=16 local=8x8": {"median_s": 1e-3, "samples_s": [1.1e-3, 1e-3, 0.9e-3, 1.2e-3, 1e-3]},
+        "TILE=8 local=8x8": {"median_s": 1.5e-3, "samples_s": [1.5e-3, 1.6e-3, 1.4e-3],
+                             "discarded_samples": 1},
+        "TILE=32 local=4x4": {"median_s": 2e-3, "samples_s": [2e-3]},
+    },
+    "dropped": {"TILE=64 local=8x8": "screened: warm-up 0.01 s vs fastest 0.001 s",
+                "TILE=4 local=2x2": "failed: kernel 'mm' failed to build on X:\nCompilation started\n1:2: error: bad\nmore"},
+    "device": MODEL + " | driver 1", "tune_seconds": 0.5, "measured_at": 1.7e9,
+    "clmodes": "0.1.0",
+}
+
+
+def store_with(*records: tuple[str, str, object]) -> Store:
+    """An in-memory store holding (tunable, key, record) rows (a record may be raw text)."""
+    store = Store(None)
+    rows = [TuneRow(FORMAT_VERSION, MODEL, tunable, key, "c" * 16,
+                    record if isinstance(record, str) else json.dumps(record))
+            for tunable, key, record in records]
+    store.add_entries(StoreEntries(rows, [], []))
+    return store
+
+
+def test_a_record_reads_as_sorted_candidates_runner_up_and_drops():
+    (entry,) = report.tuned_keys(store_with(("mm", '{"n":64}', RECORD)))
+    assert [m.name for m in entry.measured] == ["TILE=16 local=8x8", "TILE=8 local=8x8",
+                                                 "TILE=32 local=4x4"]
+    assert entry.runner_up.name == "TILE=8 local=8x8" and entry.runner_up_ratio == pytest.approx(1.5)
+    assert entry.configs == 5 and entry.origin() == "unknown"
+    best = entry.winner_measurement
+    assert (best.min_s, best.max_s) == (0.9e-3, 1.2e-3) and best.quartiles_s == (1e-3, 1.1e-3)
+    assert best.parameters == {"TILE": "16", "local": "8x8"}
+    kinds = {d.name: d.kind for d in entry.dropped}
+    assert kinds == {"TILE=64 local=8x8": "screened", "TILE=4 local=2x2": "failed"}
+    failed = next(d for d in entry.dropped if d.kind == "failed")
+    assert failed.summary == "failed: kernel 'mm' failed to build on X: — 1:2: error: bad"
+    assert entry.measured[1].discarded_samples == 1
+
+
+@pytest.mark.parametrize("host, origin", [(platform.node(), "here"), ("build-box-7", "imported"),
+                                          (None, "unknown"), (42, "unknown")])
+def test_where_an_entry_came_from(host, origin):
+    (entry,) = report.tuned_keys(store_with(("mm", "{}", {**RECORD, "host": host})))
+    assert entry.origin() == origin
+    assert entry.summary()["origin"] == origin
+
+
+def test_space_size_and_cost_when_the_record_has_them():
+    cost = {"bytes_moved": 3e6, "flops": 1e6, "bandwidth_gbps": 10.0, "compute_gflops": 100.0}
+    (entry,) = report.tuned_keys(store_with(("mm", "{}", {**RECORD, "space_size": 40, "cost": cost})))
+    assert entry.configs == 40 and entry.cost.roofline_s == pytest.approx(3e-4)
+    assert entry.details()["roofline_s"] == pytest.approx(3e-4)
+
+
+def test_hostile_records_are_skipped_or_read_field_by_field(caplog):
+    hostile = {
+        "winner": "a", "statistic": 7, "host": ["x"], "tune_seconds": "fast", "space_size": -3,
+        "measured_at": math.inf, "roofline": True, "cost": {"bytes_moved": -1},
+        "measurements": {"a": {"median_s": "1", "samples_s": [1e-3, "x", None, 2e-3]},
+                         "b": "not a measurement", "c": {"samples_s": [3e-3]},
+                         "d": {"median_s": float("nan")}},
+        "dropped": ["not", "a", "dict"],
+    }
+    store = store_with(("t", "k1", "not json"), ("t", "k2", json.dumps({"winner": 3})),
+                       ("t", "k3", hostile), ("t", "k4", json.dumps([1, 2])))
+    with caplog.at_level("WARNING", logger="clmodes"):
+        entries = report.tuned_keys(store)
+    assert [e.key for e in entries] == ["k3"]
+    assert sum("unreadable tune entry" in r.message for r in caplog.records) == 3
+    (entry,) = entries
+    assert [m.name for m in entry.measured] == ["a", "c"]  # a: median of its real samples
+    assert entry.measured[0].median_s == pytest.approx(1.5e-3) and entry.measured[0].samples_s == (1e-3, 2e-3)
+    assert (entry.statistic, entry.host, entry.tune_seconds, entry.space_size, entry.measured_at,
+            entry.roofline, entry.cost, entry.dropped) == ("median", None, None, None, None,
+                                                           None, None, ())
+    json.dumps(entry.details(), allow_nan=False)  # what --json prints is strict JSON
+
+
+def test_select_by_exact_canonical_or_partial_key_and_errors_name_what_exists():
+    store = store_with(("mm", '{"M":8,"N":16}', RECORD), ("mm", '{"M":8,"N":32}', RECORD),
+                       ("sm", '{"R":4}', RECORD))
+    assert [r.tune_key for r in report.select(store, "mm", '{"N": 16, "M": 8}')] == ['{"M":8,"N":16}']
+    assert [r.tune_key for r in report.select(store, "mm", '"N":32')] == ['{"M":8,"N":32}']
+    assert len(report.select(store, "mm")) == 2
+    with pytest.raises(report.NoTuneEntryError, match=r"ambiguous: it is part of 2 keys"):
+        report.select(store, "mm", '"M":8')
+    with pytest.raises(report.NoTuneEntryError, match=r"has no key '\{\"M\":9\}'; its keys: "):
+        report.select(store, "mm", '{"M":9}')
+    with pytest.raises(report.NoTuneEntryError, match=r"'nope'; tuned here: mm, sm"):
+        report.select(store, "nope")
+    with pytest.raises(report.NoTuneEntryError, match="the store has none"):
+        report.select(Store(None), "mm")
+
+
+def test_forget_deletes_exactly_the_selected_entries_readable_or_not():
+    store = store_with(("mm", '{"M":8}', RECORD), ("mm", '{"M":9}', "garbage"), ("sm", "{}", RECORD))
+    assert report.forget(store, report.select(store, "mm", '{"M":8}')) == 1
+    assert [(r.tunable, r.tune_key) for r in store.tune_rows()] == [("mm", '{"M":9}'), ("sm", "{}")]
+    assert report.forget(store, report.select(store, "mm")) == 1  # the unreadable one too
+    assert [r.tunable for r in store.tune_rows()] == ["sm"]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("reg RM=4,WPT=8 local=8x8", {"family": "reg", "RM": "4", "WPT": "8", "local": "8x8"}),
+    ("A=1,B=2", {"A": "1", "B": "2"}), ("naive local=16x16", {"family": "naive", "local": "16x16"}),
+    ("fast_path", {}), ("two words", {}), ("A=", {}), ("default", {}),
+])
+def test_configuration_names_read_as_parameters(name, expected):
+    assert report.parameters(name) == expected
