@@ -33,13 +33,26 @@ def snapshot(store: Store) -> StoreEntries:
     return store.entries()
 
 
+@pytest.fixture(scope="session")
+def signing_key(tmp_path_factory) -> Path:
+    """A publisher's private key; its public key is the same path + ".pub"."""
+    key = tmp_path_factory.mktemp("keys") / "publisher.key"
+    bundle.keygen(key)
+    return key
+
+
+def public(key: Path) -> Path:
+    return key.with_name(key.name + ".pub")
+
+
 @pytest.fixture(scope="module")
-def small_bundle(tmp_path_factory) -> bytes:
+def small_bundle(tmp_path_factory, signing_key) -> bytes:
+    """Two devices' entries, signed by `signing_key`."""
     directory = tmp_path_factory.mktemp("small")
     store = Store(directory / "store")
     fill(store, fixture_device("nvidia-rtx4090-550"))
     fill(store, fixture_device("amd-rx7900xtx-rocm-3602"))
-    bundle.export(directory / "b.clmodes", store=store)
+    bundle.export(directory / "b.clmodes", store=store, sign=signing_key)
     return (directory / "b.clmodes").read_bytes()
 
 
@@ -51,14 +64,18 @@ def target(tmp_path) -> Store:
     return store
 
 
-def assert_rejected(data: bytes, tmp_path: Path, target: Store) -> None:
+def assert_rejected(data: bytes, tmp_path: Path, target: Store, trusted=(), **options) -> str:
+    """The bundle is refused in one line naming its file, the store left as it was;
+    returns the line."""
     before = snapshot(target)
     path = tmp_path / "bad.clmodes"
     path.write_bytes(data)
     with pytest.raises(BundleError) as caught:
-        bundle.install(path, target, local=[fixture_device("nvidia-rtx4090-550")])
+        bundle.install(path, target, local=[fixture_device("nvidia-rtx4090-550")],
+                       trusted_keys=trusted, **options)
     assert str(path) in str(caught.value) and "\n" not in str(caught.value)
     assert snapshot(target) == before
+    return str(caught.value)
 
 
 def rewrite_manifest(data: bytes, change) -> bytes:

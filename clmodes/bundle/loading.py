@@ -1,0 +1,164 @@
+"""The import's load check: every binary about to be imported is loaded, for this
+machine's device, in a child process first.
+
+Why a child: a program binary is handed to the OpenCL driver, and a driver is not
+written for hostile input. PoCL dies with SIGSEGV on a truncated binary whose checksum
+matches, a kernel count of 1000 or a huge length field; imported unchecked, such an entry
+kills *every later run* of the application, in the application's process. Here it kills
+a child that exists for that purpose: the entry it was loading is refused (with the
+signal), a fresh child goes on with the rest, and the other entries import.
+
+What it is not: a sandbox. A binary that loads cleanly and misbehaves later (a shared
+object's constructor, a path PoCL writes to) is stopped by the trust policy
+(`clmodes.bundle.trust`: binaries only from trusted signers), not here.
+
+The child loads as a run does (`clmodes.programs.load`): program from the binary, built
+for the one device whose exact fingerprint it was made for, and every kernel the
+bundle indexes to it created by name. It prints one line as it starts each entry and one
+as it ends it, so the parent knows which entry a crash or a hang belongs to. One child
+start (an interpreter, pyopencl, the platforms) costs most of the check; the entries
+themselves load in milliseconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from clmodes.store import BinaryRow, KernelRow
+
+STARTUP_SECONDS = 60.0  # interpreter, pyopencl and platform discovery, on a loaded machine
+ENTRY_SECONDS = 30.0  # one binary built and its kernels created
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    exact: str
+    batch: str
+    kernels: tuple[str, ...]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.exact, self.batch)
+
+
+def jobs_for(binaries: list[BinaryRow], kernels: list[KernelRow]) -> list[Job]:
+    names: dict[tuple[str, str], list[str]] = {}
+    for kernel in kernels:
+        names.setdefault((kernel.exact, kernel.batch), []).append(kernel.name)
+    return [Job(b.exact, b.batch, tuple(sorted(set(names.get((b.exact, b.batch), [])))))
+            for b in binaries]
+
+
+def check_loads(binaries: list[BinaryRow], kernels: list[KernelRow]) -> dict[tuple[str, str], str]:
+    """(exact, batch) -> why it is refused, for each binary that crashes, hangs or fails
+    to load in a child process; the others load."""
+    if not binaries:
+        return {}
+    jobs = jobs_for(binaries, kernels)
+    refused: dict[tuple[str, str], str] = {}
+    with tempfile.TemporaryDirectory(prefix="clmodes-load-") as folder:
+        for number, row in enumerate(binaries):
+            (Path(folder) / f"{number}.bin").write_bytes(row.binary)
+        remaining = list(range(len(jobs)))
+        while remaining:
+            done, blamed = run_child(Path(folder), jobs, remaining)
+            refused.update({jobs[n].key: reason for n, reason in done.items() if reason})
+            if blamed is not None:
+                refused[jobs[blamed[0]].key] = blamed[1]
+            finished = set(done) | ({blamed[0]} if blamed else set())
+            if not finished:  # never seen; refusing is the safe side of a checker failure
+                refused.update({jobs[n].key: "the load check did not reach it" for n in remaining})
+                break
+            remaining = [n for n in remaining if n not in finished]
+    return refused
+
+
+def run_child(folder: Path, jobs: list[Job], numbers: list[int]) -> tuple[dict[int, str], tuple[int, str] | None]:
+    """Run one child over `numbers`: what it finished (number -> refusal, "" if loaded),
+    and the entry it crashed or hung on (with why), if it did."""
+    plan = folder / "plan.json"
+    plan.write_text(json.dumps([{"number": n, "exact": jobs[n].exact,
+                                 "kernels": list(jobs[n].kernels)} for n in numbers]))
+    timeout = STARTUP_SECONDS + ENTRY_SECONDS * len(numbers)
+    try:
+        out = subprocess.run([sys.executable, "-m", "clmodes.bundle.loading", str(folder)],
+                             capture_output=True, text=True, timeout=timeout,
+                             env={**os.environ, "POCL_CACHE_DIR": str(folder / "pocl-cache")})
+        stdout, status, hung = out.stdout, out.returncode, False
+    except subprocess.TimeoutExpired as expired:
+        stdout = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+        status, hung = None, True
+    done: dict[int, str] = {}
+    started = None
+    if not hung and status != 0 and not stdout.startswith("start"):
+        # It died before its first entry: the check could not run, whatever the entries.
+        return {n: f"the load check could not run ({describe_status(status)})" for n in numbers}, None
+    for line in stdout.splitlines():
+        word, _, rest = line.partition(" ")
+        number, _, reason = rest.partition(" ")
+        if word == "start" and number.isdigit():
+            started = int(number)
+        elif word in ("ok", "fail") and number.isdigit():
+            done[int(number)] = "" if word == "ok" else f"failed to load ({reason})"
+            started = None
+    if started is None and not hung and status == 0:
+        return done, None
+    why = (f"hung the OpenCL loader (more than {ENTRY_SECONDS:g} s)" if hung
+           else f"crashed the OpenCL loader ({describe_status(status)})")
+    if started is None:
+        started = next((n for n in numbers if n not in done), None)
+        if started is None:
+            return done, None
+    return done, (started, why)
+
+
+def describe_status(status: int | None) -> str:
+    if status is not None and status < 0:
+        try:
+            return signal.Signals(-status).name
+        except ValueError:
+            return f"signal {-status}"
+    return f"exit status {status}"
+
+
+# -- the child -------------------------------------------------------------------------
+
+
+def child(folder: Path) -> int:
+    import pyopencl as cl
+
+    from clmodes.device import devices
+
+    by_exact = {d.fingerprint.exact: d for d in devices()}
+    contexts: dict[str, cl.Context] = {}
+    for job in json.loads((folder / "plan.json").read_text()):
+        number = job["number"]
+        print(f"start {number}", flush=True)
+        device = by_exact.get(job["exact"])
+        if device is None:
+            print(f"fail {number} no device here has its exact fingerprint", flush=True)
+            continue
+        try:
+            context = contexts.get(job["exact"]) or cl.Context([device.cl_device])
+            contexts[job["exact"]] = context
+            program = cl.Program(context, [device.cl_device], [(folder / f"{number}.bin").read_bytes()])
+            program.build(devices=[device.cl_device])
+            for name in job["kernels"]:
+                cl.Kernel(program, name)
+        except Exception as error:  # noqa: BLE001 - any failure refuses the entry, by name
+            text = " ".join(str(error).split())[:200] or type(error).__name__
+            print(f"fail {number} {text}", flush=True)
+            continue
+        print(f"ok {number}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(child(Path(sys.argv[1])))
