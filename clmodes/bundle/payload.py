@@ -174,7 +174,7 @@ def decode(path: Path, payload: bytes, counts: dict[str, Any] | None = None,
                 raise BundleError(f"{path}: bundle payload takes more than {seconds:g} s to "
                                   "read; refused") from error
             raise BundleError(f"{path}: bundle payload is not readable ({error})") from error
-        except (sqlite3.Error, OverflowError, MemoryError) as error:
+        except (sqlite3.Error, UnicodeDecodeError, OverflowError, MemoryError) as error:
             raise BundleError(f"{path}: bundle payload is not readable ({error})") from error
         finally:
             if connection is not None:

@@ -33,8 +33,8 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def validate(path: Path, manifest: dict[str, Any], entries: StoreEntries) -> None:
-    """Every entry must parse and the manifest must describe them exactly."""
-    validate_manifest(path, manifest, entries)
+    """Every entry must parse and the manifest must describe them exactly (checked last,
+    so that a bad entry is named as such rather than as a manifest that disagrees)."""
     for tune in entries.tune:
         validate_tune(path, tune)
     for binary in entries.binaries:
@@ -42,6 +42,7 @@ def validate(path: Path, manifest: dict[str, Any], entries: StoreEntries) -> Non
     batches = {(row.exact, row.batch) for row in entries.binaries}
     for kernel in entries.kernels:
         validate_kernel(path, kernel, batches)
+    validate_manifest(path, manifest, entries)
 
 
 def validate_manifest(path: Path, manifest: dict[str, Any], entries: StoreEntries) -> None:

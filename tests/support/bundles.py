@@ -86,3 +86,49 @@ def rewrite_manifest(data: bytes, change) -> bytes:
     change(manifest)
     header = json.dumps(manifest).encode()
     return bundle.MAGIC + f"{len(header)}\n".encode() + header + payload
+
+
+def tune_only_bundle(path: Path, device: Device | None = None) -> Path:
+    """A bundle of tune results only (no binaries), unsigned."""
+    store = Store(path.parent / f"{path.stem}-store")
+    model = (device or fixture_device("nvidia-rtx4090-550")).fingerprint.model
+    store.put_tune(model, "op", "k", "c0", {"winner": "w"})
+    bundle.export(path, store=store)
+    return path
+
+
+def container(manifest: dict, payload: bytes, key: Path | None = None) -> bytes:
+    """A well-formed container around any manifest and payload (checksum recomputed, and
+    signed with `key`): what someone who can hand a user a file can make."""
+    from clmodes.bundle.container import checksum
+    from clmodes.bundle.signing import load_private_key, signature_block
+
+    manifest = {**manifest, "payload_bytes": len(payload)}
+    manifest.pop("checksum", None)
+    header = json.dumps(manifest, sort_keys=True).encode()
+    data = (bundle.MAGIC + f"{len(header)}\n".encode() + header
+            + f"{checksum(header, payload)}\n".encode() + payload)
+    return data + signature_block(load_private_key(key), data) if key else data
+
+
+def parts(data: bytes) -> tuple[dict, bytes]:
+    """The manifest and payload of a well-formed bundle's bytes."""
+    from clmodes.bundle.container import split
+
+    manifest, payload, _ = split(Path("bundle"), data)
+    return manifest, payload
+
+
+def mutated_payload(payload: bytes, statements: list[str]) -> bytes:
+    """The payload database after `statements` (SQL an attacker chose) ran on a copy."""
+    import sqlite3
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "p.sqlite3"
+        file.write_bytes(payload)
+        connection = sqlite3.connect(file, isolation_level=None)
+        for sql in statements:
+            connection.execute(sql)
+        connection.close()
+        return file.read_bytes()
