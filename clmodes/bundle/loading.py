@@ -31,6 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from clmodes.kernel import unit_suffix
 from clmodes.store import BinaryRow, KernelRow
 
 STARTUP_SECONDS = 60.0  # interpreter, pyopencl and platform discovery, on a loaded machine
@@ -39,9 +40,14 @@ ENTRY_SECONDS = 30.0  # one binary built and its kernels created
 
 @dataclasses.dataclass(frozen=True)
 class Job:
+    """One binary to load, and per kernel indexed to it the entry names it may have: a
+    kernel is renamed inside a batch by its unit's suffix (`clmodes.kernel.unit_suffix`),
+    and a row names the kernel, not its unit, so each of the binary's units is tried (a
+    binary built alone keeps the plain name)."""
+
     exact: str
     batch: str
-    kernels: tuple[str, ...]
+    kernels: tuple[tuple[str, ...], ...]
 
     @property
     def key(self) -> tuple[str, str]:
@@ -49,11 +55,16 @@ class Job:
 
 
 def jobs_for(binaries: list[BinaryRow], kernels: list[KernelRow]) -> list[Job]:
-    names: dict[tuple[str, str], list[str]] = {}
+    names: dict[tuple[str, str], set[str]] = {}
     for kernel in kernels:
-        names.setdefault((kernel.exact, kernel.batch), []).append(kernel.name)
-    return [Job(b.exact, b.batch, tuple(sorted(set(names.get((b.exact, b.batch), [])))))
-            for b in binaries]
+        names.setdefault((kernel.exact, kernel.batch), set()).add(kernel.name)
+    jobs = []
+    for row in binaries:
+        units = json.loads(row.units)  # validated: a list of strings
+        entries = tuple((name, *(name + unit_suffix(u) for u in units))
+                        for name in sorted(names.get((row.exact, row.batch), ())))
+        jobs.append(Job(row.exact, row.batch, entries))
+    return jobs
 
 
 def check_loads(binaries: list[BinaryRow], kernels: list[KernelRow]) -> dict[tuple[str, str], str]:
@@ -150,14 +161,25 @@ def child(folder: Path) -> int:
             contexts[job["exact"]] = context
             program = cl.Program(context, [device.cl_device], [(folder / f"{number}.bin").read_bytes()])
             program.build(devices=[device.cl_device])
-            for name in job["kernels"]:
-                cl.Kernel(program, name)
+            for entries in job["kernels"]:
+                create_kernel(cl, program, entries)
         except Exception as error:  # noqa: BLE001 - any failure refuses the entry, by name
             text = " ".join(str(error).split())[:200] or type(error).__name__
             print(f"fail {number} {text}", flush=True)
             continue
         print(f"ok {number}", flush=True)
     return 0
+
+
+def create_kernel(cl, program, entries: list[str]) -> None:
+    """The kernel under the first of its possible entry names that the program has."""
+    for entry in entries:
+        try:
+            cl.Kernel(program, entry)
+            return
+        except cl.Error:
+            continue
+    raise LookupError(f"the binary holds no kernel {entries[0]!r}")
 
 
 if __name__ == "__main__":
