@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from clmodes.bundle import payload
 from clmodes.bundle.container import MAX_PAYLOAD_BYTES, split, unsigned_part, write_atomically, write_container
-from clmodes.bundle.errors import BundleError
+from clmodes.bundle.userfiles import read_bounded
 from clmodes.bundle.manifest import build_manifest
 from clmodes.bundle.signing import Signature, load_private_key, public_key_of, signature_block
 from clmodes.bundle.validation import validate
@@ -49,12 +49,7 @@ def write(path: Path, entries: StoreEntries, sign: SigningKey | None = None) -> 
 
 
 def read_bytes(path: Path) -> bytes:
-    try:
-        if path.stat().st_size > MAX_PAYLOAD_BYTES:
-            raise BundleError(f"{path}: too large to be a bundle")
-        return path.read_bytes()
-    except OSError as error:
-        raise BundleError(f"{path}: cannot read ({error.strerror or error})") from error
+    return read_bounded(path, MAX_PAYLOAD_BYTES, "bundle")
 
 
 def read(path: str | os.PathLike[str]) -> Bundle:

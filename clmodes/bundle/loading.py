@@ -12,12 +12,13 @@ What it is not: a sandbox. A binary that loads cleanly and misbehaves later (a s
 object's constructor, a path PoCL writes to) is stopped by the trust policy
 (`clmodes.bundle.trust`: binaries only from trusted signers), not here.
 
-The child loads as a run does (`clmodes.programs.load`): program from the binary, built
-for the one device whose exact fingerprint it was made for, and every kernel the
-bundle indexes to it created by name. It prints one line as it starts each entry and one
-as it ends it, so the parent knows which entry a crash or a hang belongs to. One child
-start (an interpreter, pyopencl, the platforms) costs most of the check; the entries
-themselves load in milliseconds.
+The child (`clmodes/bundle/load_child.py`, run as a script) loads as a run does
+(`clmodes.programs.load`): program from the binary, built for the one device it was made
+for, and every kernel the bundle indexes to it created by name. It prints one line as it
+starts each entry and one as it ends it, so the parent knows which entry a crash or a
+hang belongs to. Starting it costs most of the check, so it imports pyopencl and nothing
+of clmodes (`import clmodes` alone doubled the child's start, to 1.1 s) and finds its
+device by platform and device index, checked by name, instead of by fingerprint.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import pyopencl as cl
 
 from clmodes.kernel import unit_suffix
 from clmodes.store import BinaryRow, KernelRow
@@ -67,19 +70,35 @@ def jobs_for(binaries: list[BinaryRow], kernels: list[KernelRow]) -> list[Job]:
     return jobs
 
 
-def check_loads(binaries: list[BinaryRow], kernels: list[KernelRow]) -> dict[tuple[str, str], str]:
+CHILD = Path(__file__).with_name("load_child.py")
+# Run by path without its folder on sys.path (its neighbours are not top-level modules),
+# from the private temporary folder (nothing of the user's working directory on it).
+BOOT = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
+
+
+def locate(device: cl.Device) -> dict[str, object]:
+    """Where the child finds `device`: indices, and the names that must match there."""
+    platforms = cl.get_platforms()
+    platform = next(p for p in platforms if p == device.platform)
+    return {"platform": platforms.index(platform), "device": platform.get_devices().index(device),
+            "platform_name": platform.name, "device_name": device.name}
+
+
+def check_loads(binaries: list[BinaryRow], kernels: list[KernelRow],
+                devices: dict[str, cl.Device]) -> dict[tuple[str, str], str]:
     """(exact, batch) -> why it is refused, for each binary that crashes, hangs or fails
-    to load in a child process; the others load."""
+    to load in a child process on `devices[exact]`; the others load."""
     if not binaries:
         return {}
     jobs = jobs_for(binaries, kernels)
+    places = {exact: locate(device) for exact, device in devices.items()}
     refused: dict[tuple[str, str], str] = {}
     with tempfile.TemporaryDirectory(prefix="clmodes-load-") as folder:
         for number, row in enumerate(binaries):
             (Path(folder) / f"{number}.bin").write_bytes(row.binary)
         remaining = list(range(len(jobs)))
         while remaining:
-            done, blamed = run_child(Path(folder), jobs, remaining)
+            done, blamed = run_child(Path(folder), jobs, remaining, places)
             refused.update({jobs[n].key: reason for n, reason in done.items() if reason})
             if blamed is not None:
                 refused[jobs[blamed[0]].key] = blamed[1]
@@ -91,16 +110,17 @@ def check_loads(binaries: list[BinaryRow], kernels: list[KernelRow]) -> dict[tup
     return refused
 
 
-def run_child(folder: Path, jobs: list[Job], numbers: list[int]) -> tuple[dict[int, str], tuple[int, str] | None]:
+def run_child(folder: Path, jobs: list[Job], numbers: list[int],
+              places: dict[str, dict[str, object]]) -> tuple[dict[int, str], tuple[int, str] | None]:
     """Run one child over `numbers`: what it finished (number -> refusal, "" if loaded),
     and the entry it crashed or hung on (with why), if it did."""
     plan = folder / "plan.json"
-    plan.write_text(json.dumps([{"number": n, "exact": jobs[n].exact,
+    plan.write_text(json.dumps([{"number": n, **places[jobs[n].exact],
                                  "kernels": list(jobs[n].kernels)} for n in numbers]))
     timeout = STARTUP_SECONDS + ENTRY_SECONDS * len(numbers)
     try:
-        out = subprocess.run([sys.executable, "-m", "clmodes.bundle.loading", str(folder)],
-                             capture_output=True, text=True, timeout=timeout,
+        out = subprocess.run([sys.executable, "-c", BOOT, str(CHILD), str(folder)],
+                             capture_output=True, text=True, timeout=timeout, cwd=folder,
                              env={**os.environ, "POCL_CACHE_DIR": str(folder / "pocl-cache")})
         stdout, status, hung = out.stdout, out.returncode, False
     except subprocess.TimeoutExpired as expired:
@@ -137,50 +157,3 @@ def describe_status(status: int | None) -> str:
         except ValueError:
             return f"signal {-status}"
     return f"exit status {status}"
-
-
-# -- the child -------------------------------------------------------------------------
-
-
-def child(folder: Path) -> int:
-    import pyopencl as cl
-
-    from clmodes.device import devices
-
-    by_exact = {d.fingerprint.exact: d for d in devices()}
-    contexts: dict[str, cl.Context] = {}
-    for job in json.loads((folder / "plan.json").read_text()):
-        number = job["number"]
-        print(f"start {number}", flush=True)
-        device = by_exact.get(job["exact"])
-        if device is None:
-            print(f"fail {number} no device here has its exact fingerprint", flush=True)
-            continue
-        try:
-            context = contexts.get(job["exact"]) or cl.Context([device.cl_device])
-            contexts[job["exact"]] = context
-            program = cl.Program(context, [device.cl_device], [(folder / f"{number}.bin").read_bytes()])
-            program.build(devices=[device.cl_device])
-            for entries in job["kernels"]:
-                create_kernel(cl, program, entries)
-        except Exception as error:  # noqa: BLE001 - any failure refuses the entry, by name
-            text = " ".join(str(error).split())[:200] or type(error).__name__
-            print(f"fail {number} {text}", flush=True)
-            continue
-        print(f"ok {number}", flush=True)
-    return 0
-
-
-def create_kernel(cl, program, entries: list[str]) -> None:
-    """The kernel under the first of its possible entry names that the program has."""
-    for entry in entries:
-        try:
-            cl.Kernel(program, entry)
-            return
-        except cl.Error:
-            continue
-    raise LookupError(f"the binary holds no kernel {entries[0]!r}")
-
-
-if __name__ == "__main__":
-    sys.exit(child(Path(sys.argv[1])))

@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from clmodes.bundle.errors import BundleError
+from clmodes.bundle.userfiles import read_bounded
 
 SIGNATURE_MAGIC = b"CLMODES-SIGNATURE\n"
 MAX_BLOCK_BYTES = 1024  # a block is ~250 bytes; anything longer is not one
@@ -126,18 +127,9 @@ def _create(path: Path, data: bytes, mode: int) -> None:
         out.write(data)
 
 
-def _read_key_file(path: Path, what: str) -> bytes:
-    try:
-        if path.stat().st_size > MAX_KEY_FILE_BYTES:
-            raise BundleError(f"{path}: not a {what} (too large)")
-        return path.read_bytes()
-    except OSError as error:
-        raise BundleError(f"{path}: cannot read {what} ({error.strerror or error})") from error
-
-
 def load_private_key(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
     path = Path(path)
-    data = _read_key_file(path, "private key")
+    data = read_bounded(path, MAX_KEY_FILE_BYTES, "private key")
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm) as error:
@@ -151,7 +143,7 @@ def load_private_key(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
 def load_public_key(path: str | os.PathLike[str]) -> PublicKey:
     """An OpenSSH `ssh-ed25519 ...` line or a PEM public key."""
     path = Path(path)
-    data = _read_key_file(path, "public key").strip()
+    data = read_bounded(path, MAX_KEY_FILE_BYTES, "public key").strip()
     try:
         if data.startswith(b"-----BEGIN PUBLIC KEY"):
             key = serialization.load_pem_public_key(data)
