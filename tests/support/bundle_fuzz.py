@@ -184,7 +184,7 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
     signal.signal(signal.SIGALRM, _alarm)
     folder = Path(os.environ["CLMODES_FUZZ_DIR"])
-    examples = int(os.environ.get("CLMODES_FUZZ_EXAMPLES", "300"))
+    examples = int(os.environ.get("CLMODES_FUZZ_EXAMPLES", "200"))
     fuzz = Fuzz(folder)
     start_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     run(fuzz, examples)

@@ -120,5 +120,14 @@ def test_fuzzed_containers_and_payloads_in_a_bounded_process(tmp_path):
     out = run_python(FUZZ, tmp_path / "cache", CLMODES_FUZZ_DIR=str(tmp_path))
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     report = json.loads(out.stdout.strip().splitlines()[-1])
-    assert report["refused"] >= report["cases"] * 0.8 and report["cases"] >= 100, report
+    assert report["refused"] >= report["cases"] * 0.8 and report["cases"] >= 300, report
     assert report["peak_rss_growth_mb"] < 400, report
+
+
+def test_row_counts_and_value_sizes_are_bounded(small_bundle, tmp_path, target, signing_key, monkeypatch):
+    """The bounds themselves, lowered so that a small bundle crosses them."""
+    monkeypatch.setattr(payloads, "MAX_ROWS", 3)
+    assert "has 4 tune rows (at most 3)" in refused(small_bundle, tmp_path, target, signing_key)
+    monkeypatch.setattr(payloads, "MAX_ROWS", 1000)
+    monkeypatch.setattr(payloads, "MAX_TEXT", 5)
+    assert "is not a valid text" in refused(small_bundle, tmp_path, target, signing_key)
