@@ -73,6 +73,7 @@ class PayloadTable:
     name: str
     row: type[Row]
     types: tuple[tuple[str, str], ...]  # (column, SQL type) of every Row field, in order
+    nullable: frozenset[str] = frozenset()  # columns the store's table lets be NULL
 
     @property
     def blob(self) -> str | None:
@@ -99,13 +100,15 @@ def payload_tables() -> tuple[PayloadTable, ...]:
         hints = typing.get_type_hints(StoreEntries)
         for field in dataclasses.fields(StoreEntries):
             (row,) = typing.get_args(hints[field.name])
-            sql_types = {name: kind.upper() for _, name, kind, *_ in
-                         store.execute(f"PRAGMA table_info({field.name})")}
+            info = store.execute(f"PRAGMA table_info({field.name})").fetchall()
+            sql_types = {name: kind.upper() for _, name, kind, *_ in info}
+            nullable = frozenset(name for _, name, _, notnull, _, key in info if not notnull and not key)
             columns = [f.name for f in dataclasses.fields(row)]
             missing = [c for c in columns if c not in sql_types]
             if missing:
                 raise RuntimeError(f"store table {field.name} lacks the row's columns {missing}")
-            tables.append(PayloadTable(field.name, row, tuple((c, sql_types[c]) for c in columns)))
+            tables.append(PayloadTable(field.name, row, tuple((c, sql_types[c]) for c in columns),
+                                       nullable & set(columns)))
     finally:
         store.close()
     for table in tables:
@@ -262,6 +265,8 @@ def read_table(path: Path, connection: sqlite3.Connection, table: PayloadTable,
             f"SELECT {', '.join(columns)} FROM {table.name} ORDER BY {order}")):  # noqa: S608
         fields = dict(zip(columns, values))
         for column, kind in table.stored:
+            if fields[column] is None and column in table.nullable:
+                continue
             check_value(path, table.name, number, column, kind, fields[column])
         if table.blob:
             fields[table.blob] = blobs.get(fields["sha256"], b"")

@@ -3,6 +3,7 @@ refused in one line, the store untouched, in bounded time and memory. The bundle
 well-formed containers signed by a trusted key (a stolen key, or a publisher's own
 bug): what is refused is refused for what the payload holds."""
 
+import dataclasses
 import json
 import sqlite3
 
@@ -11,7 +12,8 @@ import pytest
 from clmodes.bundle import MAGIC
 from clmodes.bundle import payload as payloads
 from clmodes.bundle.payload import expected_schema, payload_tables
-from clmodes.store import StoreEntries
+from clmodes.bundle import BundleError
+from clmodes.store import ProbeRow, StoreEntries
 from clmodes.store.schema import SCHEMA
 
 from support.bundles import assert_rejected, container, mutated_payload, parts, public
@@ -108,6 +110,30 @@ def test_payload_tables_follow_the_store_schema():
         assert [c for c, _ in table.types] == table.row.columns().split(", ")
         assert all(types[c] == t for c, t in table.types)
     assert set(expected_schema()) == {*tables, "blobs"}
+
+
+@dataclasses.dataclass
+class WiderEntries(StoreEntries):
+    """StoreEntries as they would be with one more store table carried (`probe` is in the
+    store's SCHEMA, not in bundles)."""
+
+    probe: list[ProbeRow] = dataclasses.field(default_factory=list)
+
+
+def test_a_table_added_to_the_store_is_carried_and_checked_without_a_change_here(
+        monkeypatch, tmp_path):
+    monkeypatch.setattr(payloads, "StoreEntries", WiderEntries)
+    payloads.payload_tables.cache_clear()
+    try:
+        rows = [ProbeRow(1, "NVIDIA | x | 1CU | 1GiB | OpenCL 3.0", '{"bandwidth_gbps": 1.5}')]
+        data = payloads.encode(WiderEntries([], [], [], probe=rows))
+        assert payloads.decode(tmp_path, data).probe == rows
+        with pytest.raises(BundleError, match="probe row 1: format is not a valid integer"):
+            payloads.decode(tmp_path, mutated_payload(data, ["UPDATE probe SET format = 'x'"]))
+        older = mutated_payload(data, ["DROP TABLE probe"])  # written before the table existed
+        assert payloads.decode(tmp_path, older).probe == []
+    finally:
+        payloads.payload_tables.cache_clear()
 
 
 FUZZ = "from support import bundle_fuzz; bundle_fuzz.main()"
