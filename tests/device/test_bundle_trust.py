@@ -80,3 +80,22 @@ def test_a_binary_that_crashes_its_loader_is_refused_and_the_others_import(tmp_p
     assert user.get_binary(exact, "batch-cut") is None
     assert user.kernel_batches(exact, ["kernel-batch-cut", "kernel-batch-good"]) == {
         "kernel-batch-good": "batch-good"}
+
+
+def test_a_pocl_binary_with_a_path_out_of_its_cache_is_refused(tmp_path, signing_key, target):
+    """PoCL writes a binary's files under its cache by their stored paths: `..` in one
+    once created a file outside. Refused before anything loads it, even signed."""
+    pocl = pocl_device()
+    good = real_binary(pocl, "twice")
+    assert b"\x0b\x00\x00\x00/program.bc" in good  # the stored path, length-prefixed
+    evil = good.replace(b"/program.bc", b"/../evil.bc", 1)
+    maker = maker_store(tmp_path / "maker", pocl, [("batch-evil", "twice", evil)])
+    path = tmp_path / "ship.clmodes"
+    bundle.export(path, store=maker, sign=signing_key)
+    before = target.entries()
+    with pytest.raises(BundleError, match=r"holds a file path that leaves PoCL's cache \('/../evil.bc'\)"):
+        bundle.install(path, target, local=[pocl], trusted_keys=[public(signing_key)])
+    assert target.entries() == before
+    clean = maker_store(tmp_path / "clean", pocl, [("batch-good", "twice", good)])
+    bundle.export(tmp_path / "clean.clmodes", store=clean, sign=signing_key)
+    assert bundle.inspect(tmp_path / "clean.clmodes", local=[pocl])["manifest"]["counts"]["binaries"] == 1
