@@ -10,7 +10,7 @@ from typing import Any
 
 from clmodes.bundle.files import read
 from clmodes.bundle.matching import match_devices
-from clmodes.bundle.trust import TrustedKey, assess, trusted_keys as trusted
+from clmodes.bundle.trust import TrustedKey, assess, trusted_keys as trusted, verdict
 from clmodes.device import Device
 from clmodes.store import StoreEntries
 
@@ -21,8 +21,9 @@ def inspect(path: str | os.PathLike[str], local: list[Device] | None = None, *,
     on top of the configured ones), and how it would apply here (writes nothing). A bad
     signature is refused here too."""
     bundle = read(path)
+    trust = assess(bundle.signature, trusted(trusted_keys))
     return {"file": str(bundle.path), "manifest": bundle.manifest,
-            "trust": assess(bundle.signature, trusted(trusted_keys)).as_dict(),
+            "trust": {**trust.as_dict(), "import": verdict(trust, len(bundle.entries.binaries))},
             "matches": [m.as_dict() for m in match_devices(bundle.manifest, local)],
             "roofline": rooflines(bundle.entries)}
 

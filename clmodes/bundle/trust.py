@@ -99,6 +99,15 @@ def assess(signature: Signature | None, trusted: dict[str, PublicKey]) -> Trust:
     return Trust(signer, trusted.get(signer.fingerprint) if signer else None)
 
 
+def verdict(trust: Trust, binaries: int) -> str:
+    """What an import would do with this bundle here (for `inspect`)."""
+    if trust.trusted:
+        return "imports"
+    if binaries:
+        return "refused unless --allow-unsigned (it carries program binaries)"
+    return "imports with a warning (tune results only)"
+
+
 def enforce(path: Path, trust: Trust, binaries: int, allow_unsigned: bool) -> list[str]:
     """Refuse (one line: why, and how to trust the signer) or return the warnings of an
     import that goes ahead."""

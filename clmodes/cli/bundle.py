@@ -36,7 +36,8 @@ def run_import(args: argparse.Namespace) -> int:
 def run_inspect(args: argparse.Namespace) -> int:
     """What a bundle holds and how its devices match this machine's; changes nothing."""
     emit(args.json, bundles.inspect(args.file, trusted_keys=args.trust),
-         lambda r: bundle_inspect_text(r) + "\n" + trust_line(r["trust"]))
+         lambda r: bundle_inspect_text(r) + "\n" + trust_line(r["trust"])
+         + f"\nimport here: {r['trust']['import']}")
     return 0
 
 

@@ -44,9 +44,11 @@ def test_signed_bundle_from_a_trusted_key_imports_and_inspect_names_its_signer(
     signer = bundle.load_public_key(public(signing_key)).fingerprint
     untrusted = bundle.inspect(path, local=[])["trust"]
     assert untrusted == {"signed": True, "signer": signer, "signer_short": signer[:16],
-                         "trusted": False, "trusted_by": None}
+                         "trusted": False, "trusted_by": None,
+                         "import": "refused unless --allow-unsigned (it carries program binaries)"}
     trusted = bundle.inspect(path, local=[], trusted_keys=[public(signing_key)])["trust"]
     assert trusted["trusted"] and trusted["trusted_by"] == str(public(signing_key))
+    assert trusted["import"] == "imports"
     report = install(path, target, trusted_keys=[public(signing_key)])
     assert report["added"] == {"tune": 2, "binaries": 1, "kernels": 1} and not report["warnings"]
 
