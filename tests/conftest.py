@@ -15,6 +15,9 @@ import uuid
 
 # Never touch the user's real store: every test session (and its subprocesses) gets its own.
 os.environ["CLMODES_CACHE_DIR"] = tempfile.mkdtemp(prefix="clmodes-tests-")
+# Nor the keys the user trusts (`trusted-keys/` in the config dir): tests trust what they say.
+os.environ["CLMODES_CONFIG_DIR"] = tempfile.mkdtemp(prefix="clmodes-tests-config-")
+os.environ.pop("CLMODES_TRUSTED_KEYS", None)
 # Oclgrind reads these when it loads: data-race detection on (out-of-bounds is always on).
 os.environ.setdefault("OCLGRIND_DATA_RACES", "1")
 
@@ -70,4 +73,4 @@ def kernels_cl_small_race_policy():
 
 
 # Bundle fixtures shared by the unit, device and end-to-end bundle tests.
-from support.bundles import small_bundle, target  # noqa: E402, F401
+from support.bundles import signing_key, small_bundle, target  # noqa: E402, F401

@@ -7,14 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from clmodes.bundle.errors import BundleError
-from clmodes.bundle.files import write
+from clmodes.bundle.files import SigningKey, write
 from clmodes.runtime import client
 from clmodes.store import Store
 from clmodes.runtime import default_store
 
 
-def export(path: str | os.PathLike[str], device: object = None, store: Store | None = None) -> dict[str, Any]:
-    """Write the store's entries (all, or one device model's) to a bundle; return its manifest."""
+def export(path: str | os.PathLike[str], device: object = None, store: Store | None = None,
+           *, sign: SigningKey | None = None) -> dict[str, Any]:
+    """Write the store's entries (all, or one device model's) to a bundle, signed with the
+    private key `sign` (a key file or an `Ed25519PrivateKey`) if given; return its manifest."""
     model = client(device).device.fingerprint.model if device is not None else None
     store = store or default_store()
     entries = store.entries(model)
@@ -22,4 +24,4 @@ def export(path: str | os.PathLike[str], device: object = None, store: Store | N
         where = f" for {model}" if model else ""
         raise BundleError(f"nothing to export{where}: the store at "
                           f"{store.location} holds no entries (run `clmodes warm` first)")
-    return write(Path(path), entries)
+    return write(Path(path), entries, sign)

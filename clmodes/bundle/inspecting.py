@@ -1,21 +1,29 @@
-"""`inspect`: what a bundle holds and how it would apply here, without writing anything."""
+"""`inspect`: what a bundle holds, who signed it, and how it would apply here, without
+writing anything."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from clmodes.bundle.files import read
 from clmodes.bundle.matching import match_devices
+from clmodes.bundle.trust import TrustedKey, assess, trusted_keys as trusted, verdict
 from clmodes.device import Device
 from clmodes.store import StoreEntries
 
 
-def inspect(path: str | os.PathLike[str], local: list[Device] | None = None) -> dict[str, Any]:
-    """What a bundle holds and how it would apply on this machine (writes nothing)."""
+def inspect(path: str | os.PathLike[str], local: list[Device] | None = None, *,
+            trusted_keys: Iterable[TrustedKey] = ()) -> dict[str, Any]:
+    """What a bundle holds, its signer and whether this machine trusts it (`trusted_keys`
+    on top of the configured ones), and how it would apply here (writes nothing). A bad
+    signature is refused here too."""
     bundle = read(path)
+    trust = assess(bundle.signature, trusted(trusted_keys))
     return {"file": str(bundle.path), "manifest": bundle.manifest,
+            "trust": {**trust.as_dict(), "import": verdict(trust, len(bundle.entries.binaries))},
             "matches": [m.as_dict() for m in match_devices(bundle.manifest, local)],
             "roofline": rooflines(bundle.entries)}
 

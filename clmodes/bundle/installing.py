@@ -2,32 +2,53 @@
 
 Tune results apply to every device of the same model; program binaries (and their
 kernel index) only to the exact device and driver they were built for. An entry already
-in the store wins. The bundle is verified in full first, and the import is one
-transaction: a bad bundle leaves the store exactly as it was."""
+in the store wins. In order, before anything is written: the bundle is read and verified
+in full (signature, checksum, payload, every entry), the trust policy is applied
+(`clmodes.bundle.trust`: binaries only from a trusted signer unless `allow_unsigned`),
+and every binary that would be added is loaded for its device in a child process
+(`clmodes.bundle.loading`): one that crashes, hangs or fails there is refused, with its
+kernel index, and the rest import. The import is one transaction: a refused bundle
+leaves the store exactly as it was."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from clmodes.bundle.files import read
+from clmodes.bundle.loading import check_loads
 from clmodes.bundle.matching import DeviceMatch, match_devices
+from clmodes.bundle import trust as policy
+from clmodes.bundle.trust import TrustedKey, assess, enforce
 from clmodes.device import Device
 from clmodes.store import FORMAT_VERSION, Store, StoreEntries
 from clmodes.runtime import default_store
 
 
 def install(
-    path: str | os.PathLike[str], store: Store | None = None, local: list[Device] | None = None
+    path: str | os.PathLike[str], store: Store | None = None, local: list[Device] | None = None,
+    *, trusted_keys: Iterable[TrustedKey] = (), allow_unsigned: bool = False,
+    load_check: bool = True,
 ) -> dict[str, Any]:
     """Import a bundle into the local store: tune results for devices of the same model,
     binaries only for the exact device and driver; local entries win. One transaction.
-    `local`: the devices to match against (default: this machine's)."""
+    `local`: the devices to match against (default: this machine's). `trusted_keys`:
+    public keys (files or `PublicKey`s) trusted on top of `$CLMODES_TRUSTED_KEYS` and the
+    config dir's `trusted-keys/`. `allow_unsigned`: import binaries that no trusted key
+    signed (a warning). `load_check=False` skips loading binaries in a child first."""
     bundle = read(path)
+    trust = assess(bundle.signature, policy.trusted_keys(trusted_keys))
+    warnings = enforce(bundle.path, trust, len(bundle.entries.binaries), allow_unsigned)
     store = store or default_store()
     matches = match_devices(bundle.manifest, local)
-    added = store.add_entries(applicable(bundle.entries, matches))
-    return {"file": str(bundle.path), "store": store.location,
+    wanted = applicable(bundle.entries, matches)
+    refused = load_refusals(wanted, matches, store) if load_check else {}
+    added = store.add_entries(without(wanted, refused))
+    return {"file": str(bundle.path), "store": store.location, "trust": trust.as_dict(),
+            "warnings": warnings,
+            "refused": [{"exact": e, "batch": b, "reason": r} for (e, b), r in sorted(refused.items())],
             "devices": [device_report(m, bundle.entries, added) for m in matches],
             "added": {kind: len(rows) for kind, rows in added.tables().items()}}
 
@@ -41,6 +62,24 @@ def applicable(entries: StoreEntries, matches: list[DeviceMatch]) -> StoreEntrie
         tune=[r for r in entries.tune if r.model in models and r.format == FORMAT_VERSION],
         binaries=[r for r in entries.binaries if r.exact in exacts],
         kernels=[r for r in entries.kernels if r.exact in exacts],
+    )
+
+
+def load_refusals(wanted: StoreEntries, matches: list[DeviceMatch], store: Store) -> dict[tuple[str, str], str]:
+    """The binaries that would be added and fail the child-process load check. Only
+    binaries for a real device here are loaded (a recorded device stands for a machine
+    elsewhere: nothing here could ever load them), and only those the store lacks."""
+    real = {m.exact: m.local.cl_device for m in matches if m.match == "exact"
+            and m.local is not None and m.local.cl_device is not None}
+    new = [r for r in wanted.binaries if r.exact in real and store.get_binary(r.exact, r.batch) is None]
+    return check_loads(new, [k for k in wanted.kernels if k.exact in real], real)
+
+
+def without(entries: StoreEntries, refused: dict[tuple[str, str], str]) -> StoreEntries:
+    return dataclasses.replace(
+        entries,
+        binaries=[r for r in entries.binaries if (r.exact, r.batch) not in refused],
+        kernels=[r for r in entries.kernels if (r.exact, r.batch) not in refused],
     )
 
 

@@ -12,15 +12,20 @@ from clmodes.device import fingerprint_fields, model_of
 from clmodes.store import FORMAT_VERSION, StoreEntries
 
 
-def build_manifest(entries: StoreEntries, payload: bytes) -> dict[str, Any]:
+def entry_counts(entries: StoreEntries) -> dict[str, int]:
+    """Rows per table, and distinct binaries (`blobs`)."""
     counts = {kind: len(rows) for kind, rows in entries.tables().items()}
+    return {**counts, "blobs": len({row.sha256 for row in entries.binaries})}
+
+
+def build_manifest(entries: StoreEntries, payload: bytes) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "format": FORMAT_VERSION,
         "clmodes": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "devices": describe_devices(entries),
-        "counts": {**counts, "blobs": len({row.sha256 for row in entries.binaries})},
+        "counts": entry_counts(entries),
         "payload_bytes": len(payload),
     }
 

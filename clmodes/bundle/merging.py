@@ -11,18 +11,21 @@ from pathlib import Path
 from typing import Any
 
 from clmodes.bundle.errors import BundleError
-from clmodes.bundle.files import read, write
+from clmodes.bundle.files import SigningKey, private_key, read, write
 from clmodes.store import StoreEntries
 
 
 def merge(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]],
-          *, force: bool = False) -> dict[str, Any]:
+          *, force: bool = False, sign: SigningKey | None = None) -> dict[str, Any]:
     """Combine bundles (made on different machines) into one new file; every entry kept
     once. Every input is read and verified before `out` is written; `out` is never one of
     the inputs, and an existing `out` is replaced only with `force`. (A first version took
-    its first argument as the output and overwrote a user's bundle with the merge.)"""
+    its first argument as the output and overwrote a user's bundle with the merge.)
+    `sign`: a private key to sign the merge with; signing vouches for every input, so
+    merge only bundles you made."""
     inputs = list(inputs)
     _check_output(Path(out), [Path(p) for p in inputs], force)
+    signer = private_key(sign)
     combined = StoreEntries.empty()
     seen: set[tuple[str, ...]] = set()
     for path in inputs:
@@ -33,7 +36,7 @@ def merge(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]],
                 if key not in seen:
                     seen.add(key)
                     kept.append(row)
-    return write(Path(out), combined)
+    return write(Path(out), combined, signer)
 
 
 def _check_output(out: Path, inputs: list[Path], force: bool) -> None:

@@ -1,28 +1,42 @@
 """Checking what a bundle's rows mean, before anything from it is used.
 
-Everything is checked (magic, sizes, checksum, schema, integrity, counts, every entry's
-JSON and every binary's hash) before the first write, and the import is one
-transaction: a bad bundle leaves the store exactly as it was. A bundle is data only:
-nothing in it is executed or unpickled."""
+Everything is checked (magic, sizes, signature, checksum, schema, integrity, every value's
+type: `clmodes.bundle.payload`) before the first write, and the import is one
+transaction: a bad bundle leaves the store exactly as it was. Here: the manifest must be
+exactly what its entries make (devices, drivers, counts: a manifest is derived data, so
+it is recomputed and compared rather than trusted; a device without a "model" once
+crashed matching with a KeyError), and every entry must parse and make sense (a tune
+record's winner among its recorded candidates, finite numbers, a kernel name that is an
+identifier, a binary matching its sha256 and, for PoCL, holding no path that leaves
+its cache: `clmodes.bundle.poclbin`). A bundle is data only: nothing in it is
+executed or unpickled here (its binaries are loaded, in a child process, only by
+`clmodes.bundle.loading` on import).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from pathlib import Path
 from typing import Any
 
+from clmodes.bundle.container import depth
 from clmodes.bundle.errors import BundleError
+from clmodes.bundle.manifest import describe_devices, entry_counts
+from clmodes.bundle.poclbin import escaping_path
+from clmodes.device import FIELD_NAMES, MODEL_FIELDS
 from clmodes.store import BinaryRow, KernelRow, StoreEntries, TuneRow
+
+MAX_JSON_DEPTH = 16  # a tune record nests 4 levels, argument info 3
+MAX_NAME = 256
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def validate(path: Path, manifest: dict[str, Any], entries: StoreEntries) -> None:
-    """Every entry must parse and every count must match before anything is used."""
-    counts = manifest.get("counts", {})
-    for kind, rows in entries.tables().items():
-        if counts.get(kind) != len(rows):
-            raise BundleError(f"{path}: manifest says {counts.get(kind)} {kind} entries, "
-                              f"the bundle holds {len(rows)}")
+    """Every entry must parse and the manifest must describe them exactly (checked last,
+    so that a bad entry is named as such rather than as a manifest that disagrees)."""
     for tune in entries.tune:
         validate_tune(path, tune)
     for binary in entries.binaries:
@@ -30,34 +44,105 @@ def validate(path: Path, manifest: dict[str, Any], entries: StoreEntries) -> Non
     batches = {(row.exact, row.batch) for row in entries.binaries}
     for kernel in entries.kernels:
         validate_kernel(path, kernel, batches)
+    validate_manifest(path, manifest, entries)
+
+
+def validate_manifest(path: Path, manifest: dict[str, Any], entries: StoreEntries) -> None:
+    for field, kind in (("clmodes", str), ("created", str), ("format", int), ("counts", dict)):
+        if type(manifest.get(field)) is not kind:
+            raise BundleError(f"{path}: damaged bundle manifest ({field})")
+    counts, expected = manifest["counts"], entry_counts(entries)
+    for kind, number in expected.items():
+        # A table a later clmodes added is absent from an older bundle's counts.
+        if counts.get(kind, 0 if number == 0 else None) != number:
+            raise BundleError(f"{path}: manifest says {counts.get(kind)} {kind} entries, "
+                              f"the bundle holds {number}")
+    if set(counts) - set(expected):
+        raise BundleError(f"{path}: damaged bundle manifest (unknown counts)")
+    try:
+        described = describe_devices(entries)
+    except (ValueError, KeyError, TypeError) as error:
+        raise BundleError(f"{path}: bundle entries name malformed devices") from error
+    if manifest.get("devices") != described:
+        raise BundleError(f"{path}: bundle manifest's devices do not match its entries")
 
 
 def validate_tune(path: Path, row: TuneRow) -> None:
-    record = parse_json(path, row.value, f"tune entry {row.tunable!r} {row.tune_key}")
+    what = f"tune entry {row.tunable[:60]!r} {row.tune_key[:60]}"
+    fingerprint(path, row.model, what, exact=False)
+    record = parse_json(path, row.value, what)
     if not isinstance(record, dict) or not isinstance(record.get("winner"), str):
-        raise BundleError(f"{path}: tune entry {row.tunable!r} {row.tune_key} has no winner")
-    key_fields = (row.model, row.tunable, row.tune_key, row.candidates)
-    if not all(isinstance(v, str) for v in key_fields) or not isinstance(row.format, int):
-        raise BundleError(f"{path}: tune entry {row.tunable!r} has malformed key fields")
+        raise BundleError(f"{path}: {what} has no winner")
+    winner = record["winner"]
+    measured = record.get("measurements")
+    if measured is not None:
+        if not isinstance(measured, dict) or winner not in measured:
+            raise BundleError(f"{path}: {what}: its winner {winner[:60]!r} is not among its "
+                              "measured candidates")
+    roofline = record.get("roofline")
+    if roofline is not None and not isinstance(roofline, (int, float)):
+        raise BundleError(f"{path}: {what}: roofline is not a number")
 
 
 def validate_binary(path: Path, row: BinaryRow) -> None:
-    batch = str(row.batch)[:12]
+    batch = row.batch[:12]
+    fingerprint(path, row.exact, f"binary {batch}", exact=True)
     if not row.binary or hashlib.sha256(row.binary).hexdigest() != row.sha256:
         raise BundleError(f"{path}: program binary {batch} fails its checksum")
-    if not isinstance(parse_json(path, row.units, f"binary {batch} units"), list):
+    escaping = escaping_path(row.binary)
+    if escaping is not None:
+        raise BundleError(f"{path}: program binary {batch} holds a file path that leaves "
+                          f"PoCL's cache ({escaping[:80]!r})")
+    units = parse_json(path, row.units, f"binary {batch} units")
+    if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
         raise BundleError(f"{path}: binary {batch} has malformed units")
 
 
 def validate_kernel(path: Path, row: KernelRow, batches: set[tuple[str, str]]) -> None:
-    parse_json(path, row.args, f"kernel {row.name!r} argument info")
+    if len(row.name) > MAX_NAME or not IDENTIFIER.fullmatch(row.name):
+        raise BundleError(f"{path}: kernel name {row.name[:60]!r} is not an OpenCL identifier")
+    args = parse_json(path, row.args, f"kernel {row.name!r} argument info")
+    if args is not None and not (isinstance(args, list) and all(isinstance(a, list) for a in args)):
+        raise BundleError(f"{path}: kernel {row.name!r} has malformed argument info")
     if (row.exact, row.batch) not in batches:
         raise BundleError(f"{path}: kernel {row.name!r} refers to a binary the bundle lacks")
 
 
-def parse_json(path: Path, text: object, what: str) -> Any:
-    """Parsed JSON (None for a value that is not text), or a `BundleError` naming `what`."""
+def fingerprint(path: Path, text: str, what: str, exact: bool) -> None:
+    fields = text.split(" | ")
+    if len(text) > 4 * MAX_NAME or len(fields) != (len(FIELD_NAMES) if exact else MODEL_FIELDS):
+        kind = "exact device" if exact else "device model"
+        raise BundleError(f"{path}: {what} names a malformed {kind} fingerprint {text[:80]!r}")
+
+
+def parse_json(path: Path, text: str, what: str) -> Any:
+    """Parsed JSON of finite numbers, nested at most MAX_JSON_DEPTH levels, or a
+    `BundleError` naming `what`."""
     try:
-        return json.loads(text) if isinstance(text, str) else None
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError as error:
+        raise BundleError(f"{path}: {what} is nested too deeply") from error
     except ValueError as error:
         raise BundleError(f"{path}: {what} does not parse ({error})") from error
+    if depth(value) > MAX_JSON_DEPTH:
+        raise BundleError(f"{path}: {what} is nested too deeply")
+    if not all_finite(value):
+        raise BundleError(f"{path}: {what} holds a number that is not finite")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
+
+
+def all_finite(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True

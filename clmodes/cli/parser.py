@@ -116,15 +116,39 @@ def _add_bundle(verbs: SubParsers) -> None:
     export = add_verb(actions, "export", bundle.run_export,
                       "write the store (or one device's entries) to FILE", device=True)
     export.add_argument("file", metavar="FILE", help="the bundle file to write")
-    add_verb(actions, "import", bundle.run_import, "fill the local store from FILE"
-             ).add_argument("file", metavar="FILE", help="a bundle file (clmodes bundle export)")
-    add_verb(actions, "inspect", bundle.run_inspect, "what FILE holds and how it matches here"
-             ).add_argument("file", metavar="FILE", help="a bundle file to read (nothing is written)")
+    _add_sign(export)
+    imported = add_verb(actions, "import", bundle.run_import, "fill the local store from FILE")
+    imported.add_argument("file", metavar="FILE", help="a bundle file (clmodes bundle export)")
+    _add_trust(imported)
+    imported.add_argument("--allow-unsigned", action="store_true",
+                          help="import program binaries no trusted key signed (they are code)")
+    inspected = add_verb(actions, "inspect", bundle.run_inspect,
+                         "what FILE holds, who signed it, how it matches here")
+    inspected.add_argument("file", metavar="FILE", help="a bundle file to read (nothing is written)")
+    _add_trust(inspected)
     merged = add_verb(actions, "merge", bundle.run_merge, "combine bundles into OUT")
     merged.add_argument("-o", "--output", dest="out", required=True, metavar="OUT",
                         help="the merged bundle to write (never one of the inputs)")
     merged.add_argument("inputs", nargs="+", metavar="IN", help="bundles to merge")
     merged.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    _add_sign(merged)
+    keygen = add_verb(actions, "keygen", bundle.run_keygen,
+                      "write a signing key KEY (private, 0600) and KEY.pub")
+    keygen.add_argument("key", metavar="KEY", help="the private key file to create")
+    signed = add_verb(actions, "sign", bundle.run_sign, "sign FILE in place with --key KEY")
+    signed.add_argument("file", metavar="FILE", help="the bundle to sign in place")
+    signed.add_argument("--key", required=True, metavar="KEY", help="the private key")
+
+
+def _add_sign(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--sign", metavar="KEY", default=None,
+                     help="sign the bundle with this private key (`bundle keygen`)")
+
+
+def _add_trust(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--trust", metavar="KEY.pub", action="append", default=[],
+                     help="trust this public key (repeatable), on top of "
+                          "$CLMODES_TRUSTED_KEYS and the config dir's trusted-keys/")
 
 
 def _add_tune(verbs: SubParsers) -> None:

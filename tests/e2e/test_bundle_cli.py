@@ -12,13 +12,19 @@ def test_exported_bundle_makes_a_fresh_process_warm(tmp_path):
     from support.subprocesses import RUN_WORKLOAD
 
     maker, user = tmp_path / "maker", tmp_path / "user"
+    key = tmp_path / "publisher.key"
+    assert run_cli(maker, "bundle", "keygen", str(key)).returncode == 0
     assert run_cli(maker, "warm", "support.tunables:workload").returncode == 0
-    exported = run_cli(maker, "bundle", "export", str(tmp_path / "ship.clmodes"), "--json")
+    exported = run_cli(maker, "bundle", "export", str(tmp_path / "ship.clmodes"), "--json",
+                       "--sign", str(key))
     assert exported.returncode == 0, exported.stderr
     inspected = json.loads(run_cli(user, "bundle", "inspect", str(tmp_path / "ship.clmodes"), "--json").stdout)
     assert [m["match"] for m in inspected["matches"]] == ["exact"]
-    imported = run_cli(user, "bundle", "import", str(tmp_path / "ship.clmodes"))
-    assert imported.returncode == 0 and "exact match" in imported.stdout
+    assert inspected["trust"]["signed"] and not inspected["trust"]["trusted"]
+    imported = run_cli(user, "bundle", "import", str(tmp_path / "ship.clmodes"),
+                       "--trust", f"{key}.pub")
+    assert imported.returncode == 0 and "exact match" in imported.stdout, imported.stderr
+    assert "signature: valid" in imported.stdout and "trusted" in imported.stdout
     run = last_json(run_python(RUN_WORKLOAD, user))
     assert run["demo_ok"] and run["tuned_ok"]
     assert run["compilation"]["compiled"] == 0 and run["compilation"]["builds"] == 0
@@ -35,6 +41,38 @@ def test_cli_rejects_bad_bundle_in_one_line(tmp_path, small_bundle):
     assert merged.returncode == 2 and not (tmp_path / "m.clmodes").exists()
 
 
+
+
+def test_signing_and_trust_from_the_command_line(tmp_path):
+    fill(Store(tmp_path), fixture_device("nvidia-rtx4090-550"))
+    key, other = tmp_path / "k", tmp_path / "other"
+    made = run_cli(tmp_path, "bundle", "keygen", str(key), "--json")
+    assert made.returncode == 0, made.stderr
+    fingerprint = json.loads(made.stdout)["fingerprint"]
+    again = run_cli(tmp_path, "bundle", "keygen", str(key))
+    assert again.returncode == 2 and "never overwrites" in again.stderr
+    assert run_cli(tmp_path, "bundle", "keygen", str(other)).returncode == 0
+    unsigned, signed = tmp_path / "u.clmodes", tmp_path / "s.clmodes"
+    assert run_cli(tmp_path, "bundle", "export", str(unsigned)).returncode == 0
+    assert run_cli(tmp_path, "bundle", "merge", "-o", str(signed), str(unsigned), "--sign", str(key)).returncode == 0
+    user = tmp_path / "user"
+    refused = run_cli(user, "bundle", "import", str(unsigned))
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert "unsigned" in refused.stderr and "--allow-unsigned" in refused.stderr
+    untrusted = run_cli(user, "bundle", "import", str(signed), "--trust", f"{other}.pub")
+    assert untrusted.returncode == 2 and f"signed by {fingerprint[:16]}" in untrusted.stderr
+    inspected = run_cli(user, "bundle", "inspect", str(signed), "--trust", f"{key}.pub")
+    assert f"signature: valid, by key {fingerprint[:16]}, trusted" in inspected.stdout
+    allowed = run_cli(user, "bundle", "import", str(unsigned), "--allow-unsigned")
+    assert allowed.returncode == 0 and "--allow-unsigned" in allowed.stderr
+    assert run_cli(user, "bundle", "sign", str(unsigned), "--key", str(other)).returncode == 0
+    resigned = json.loads(run_cli(user, "bundle", "inspect", str(unsigned), "--json").stdout)
+    assert resigned["trust"]["signed"] and resigned["trust"]["signer"] != fingerprint
+    data = bytearray(signed.read_bytes())
+    data[-20] ^= 1
+    signed.write_bytes(bytes(data))
+    bad = run_cli(user, "bundle", "import", str(signed), "--trust", f"{key}.pub", "--allow-unsigned")
+    assert bad.returncode == 2 and "bad signature" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def _folder_listing(folder):

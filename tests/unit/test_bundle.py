@@ -10,15 +10,16 @@ from clmodes import bundle
 from clmodes.bundle import BundleError
 from clmodes.store import Store, StoreEntries
 
-from support.bundles import assert_rejected, fill, fixture_device, snapshot
+from support.bundles import assert_rejected, fill, fixture_device, public, snapshot
 from support.bundles import rewrite_manifest as _rewrite_manifest
 
 
-def test_round_trip_applies_exact_device(small_bundle, tmp_path, target):
+def test_round_trip_applies_exact_device(small_bundle, tmp_path, target, signing_key):
     path = tmp_path / "b.clmodes"
     path.write_bytes(small_bundle)
     nvidia = fixture_device("nvidia-rtx4090-550")
-    report = bundle.install(path, target, local=[nvidia])
+    report = bundle.install(path, target, local=[nvidia], trusted_keys=[public(signing_key)])
+    assert report["trust"]["trusted"] and report["warnings"] == []
     by_match = {d["match"]: d for d in report["devices"]}
     assert by_match["exact"]["local_device"] == nvidia.label
     assert by_match["exact"]["tune"]["added"] == 2 and by_match["exact"]["binaries"]["added"] == 1
@@ -30,19 +31,22 @@ def test_round_trip_applies_exact_device(small_bundle, tmp_path, target):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
-def test_truncated_bundles_are_rejected(small_bundle, tmp_path, target, data):
+def test_truncated_bundles_are_rejected(small_bundle, tmp_path, target, signing_key, data):
     length = data.draw(st.integers(0, len(small_bundle) - 1))
-    assert_rejected(small_bundle[:length], tmp_path, target)
+    assert_rejected(small_bundle[:length], tmp_path, target, trusted=[public(signing_key)])
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
-def test_flipped_bytes_are_rejected(small_bundle, tmp_path, target, data):
+def test_flipped_bytes_are_rejected(small_bundle, tmp_path, target, signing_key, data):
+    """One flipped byte anywhere in a signed bundle, its signature block included, even
+    with its signer trusted and unsigned bundles allowed."""
     position = data.draw(st.integers(0, len(small_bundle) - 1))
     flip = data.draw(st.integers(1, 255))
     damaged = bytearray(small_bundle)
     damaged[position] ^= flip
-    assert_rejected(bytes(damaged), tmp_path, target)
+    assert_rejected(bytes(damaged), tmp_path, target, trusted=[public(signing_key)],
+                    allow_unsigned=True)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -96,7 +100,7 @@ def test_local_entries_win(tmp_path):
     fill(source, nvidia)
     local.put_tune(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0", {"winner": "mine"})
     bundle.export(tmp_path / "b.clmodes", store=source)
-    report = bundle.install(tmp_path / "b.clmodes", local, local=[nvidia])
+    report = bundle.install(tmp_path / "b.clmodes", local, local=[nvidia], allow_unsigned=True)
     assert report["added"]["tune"] == 1  # key 2 only
     assert local.get_tune(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0")["winner"] == "mine"
 
@@ -110,7 +114,7 @@ def test_driver_change_keeps_tunes_drops_binaries(tmp_path):
     inspected = bundle.inspect(tmp_path / "b.clmodes", local=[here])
     (match,) = inspected["matches"]
     assert match["match"] == "model" and "driver" in match["differs"]
-    report = bundle.install(tmp_path / "b.clmodes", local, local=[here])
+    report = bundle.install(tmp_path / "b.clmodes", local, local=[here], allow_unsigned=True)
     assert report["added"] == {"tune": 2, "binaries": 0, "kernels": 0}
     assert local.count("binaries") == 0
 
@@ -134,7 +138,7 @@ def test_merge_multi_vendor_keeps_every_entry_once(tmp_path):
     assert sorted(d["vendor"] for d in manifest["devices"]) == ["AMD", "Intel", "NVIDIA"]
     for name, device in machines.items():
         local = Store(tmp_path / f"user-{name}")
-        report = bundle.install(tmp_path / "all.clmodes", local, local=[device])
+        report = bundle.install(tmp_path / "all.clmodes", local, local=[device], allow_unsigned=True)
         matches = {d["model"]: d["match"] for d in report["devices"]}
         assert matches[device.fingerprint.model] == "exact"
         assert sorted(matches.values()) == ["exact", "none", "none"]

@@ -1,0 +1,76 @@
+#!/usr/bin/env python
+"""What the import's child-process load check costs: a kernels_cl MLP bundle imported with
+and without it, side by side.
+
+    python ci/bench/bench_bundle_import.py [--json OUT] [--reps N] [--device SUBSTRING]
+
+Once: `clmodes warm kernels_cl.workloads:mlp` on the device (default "portable": PoCL;
+$KERNELS_CL_* sizes apply, defaults are small), `bundle export --sign` with a fresh key.
+Then per rep, in turn (rotated, so background load hits both alike), each into a fresh
+store in this process: `bundle.install(..., load_check=True)` and `load_check=False`.
+Prints the medians, their difference (the check's cost: one child process starting
+Python, pyopencl and the platforms, then loading each binary) and their ratio.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import benchlib  # noqa: E402
+
+
+def make_bundle(folder: Path, device: str) -> tuple[Path, Path]:
+    env = {**os.environ, "CLMODES_CACHE_DIR": str(folder / "maker"), "CLMODES_DEVICE": device,
+           "PYTHONPATH": os.pathsep.join([str(benchlib.ROOT), os.environ.get("PYTHONPATH", "")])}
+    key, path = folder / "publisher.key", folder / "mlp.clmodes"
+    for args in (["bundle", "keygen", str(key)], ["warm", "kernels_cl.workloads:mlp"],
+                 ["bundle", "export", str(path), "--sign", str(key)]):
+        subprocess.run([sys.executable, "-m", "clmodes", *args], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+    return path, key.with_name(key.name + ".pub")
+
+
+def main() -> None:
+    args_parser = benchlib.parser(__doc__, json_help="write the figures as JSON")
+    args_parser.add_argument("--reps", type=int, default=7)
+    args_parser.add_argument("--device", default="portable")
+    args = args_parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="clmodes-bench-import-"))
+    os.environ["CLMODES_CONFIG_DIR"] = str(folder / "config")
+    started = time.perf_counter()
+    path, public = make_bundle(folder, args.device)
+    print(f"warm + export: {time.perf_counter() - started:.1f} s", flush=True)
+
+    from clmodes import bundle
+    from clmodes.store import Store
+
+    times: dict[bool, list[float]] = {True: [], False: []}
+    binaries = 0
+    for rep in range(args.reps):
+        for check in benchlib.rotated([True, False], rep):
+            store = Store(folder / f"user-{rep}-{check}")
+            begin = time.perf_counter()
+            report = bundle.install(path, store, trusted_keys=[public], load_check=check)
+            times[check].append(time.perf_counter() - begin)
+            assert not report["refused"], report["refused"]
+            binaries = report["added"]["binaries"]
+            store.close()
+    with_check, without = statistics.median(times[True]), statistics.median(times[False])
+    print(f"bundle: {path.stat().st_size / 1024:.0f} KB, {binaries} binaries added per import")
+    print(f"import without load check: {without * 1000:.0f} ms (median of {args.reps})")
+    print(f"import with load check:    {with_check * 1000:.0f} ms")
+    print(f"the check costs {(with_check - without) * 1000:.0f} ms, "
+          f"{with_check / without:.1f}x the import without it")
+    benchlib.write_json(args.json, {"with_check_s": times[True], "without_check_s": times[False],
+                                    "binaries": binaries, "bundle_bytes": path.stat().st_size})
+
+
+if __name__ == "__main__":
+    main()

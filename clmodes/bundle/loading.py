@@ -1,0 +1,159 @@
+"""The import's load check: every binary about to be imported is loaded, for this
+machine's device, in a child process first.
+
+Why a child: a program binary is handed to the OpenCL driver, and a driver is not
+written for hostile input. PoCL dies with SIGSEGV on a truncated binary whose checksum
+matches, a kernel count of 1000 or a huge length field; imported unchecked, such an entry
+kills *every later run* of the application, in the application's process. Here it kills
+a child that exists for that purpose: the entry it was loading is refused (with the
+signal), a fresh child goes on with the rest, and the other entries import.
+
+What it is not: a sandbox. A binary that loads cleanly and misbehaves later (a shared
+object's constructor, a path PoCL writes to) is stopped by the trust policy
+(`clmodes.bundle.trust`: binaries only from trusted signers), not here.
+
+The child (`clmodes/bundle/load_child.py`, run as a script) loads as a run does
+(`clmodes.programs.load`): program from the binary, built for the one device it was made
+for, and every kernel the bundle indexes to it created by name. It prints one line as it
+starts each entry and one as it ends it, so the parent knows which entry a crash or a
+hang belongs to. Starting it costs most of the check, so it imports pyopencl and nothing
+of clmodes (`import clmodes` alone doubled the child's start, to 1.1 s) and finds its
+device by platform and device index, checked by name, instead of by fingerprint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pyopencl as cl
+
+from clmodes.kernel import unit_suffix
+from clmodes.store import BinaryRow, KernelRow
+
+STARTUP_SECONDS = 60.0  # interpreter, pyopencl and platform discovery, on a loaded machine
+ENTRY_SECONDS = 30.0  # one binary built and its kernels created
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One binary to load, and per kernel indexed to it the entry names it may have: a
+    kernel is renamed inside a batch by its unit's suffix (`clmodes.kernel.unit_suffix`),
+    and a row names the kernel, not its unit, so each of the binary's units is tried (a
+    binary built alone keeps the plain name)."""
+
+    exact: str
+    batch: str
+    kernels: tuple[tuple[str, ...], ...]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.exact, self.batch)
+
+
+def jobs_for(binaries: list[BinaryRow], kernels: list[KernelRow]) -> list[Job]:
+    names: dict[tuple[str, str], set[str]] = {}
+    for kernel in kernels:
+        names.setdefault((kernel.exact, kernel.batch), set()).add(kernel.name)
+    jobs = []
+    for row in binaries:
+        units = json.loads(row.units)  # validated: a list of strings
+        entries = tuple((name, *(name + unit_suffix(u) for u in units))
+                        for name in sorted(names.get((row.exact, row.batch), ())))
+        jobs.append(Job(row.exact, row.batch, entries))
+    return jobs
+
+
+CHILD = Path(__file__).with_name("load_child.py")
+# Run by path without its folder on sys.path (its neighbours are not top-level modules),
+# from the private temporary folder (nothing of the user's working directory on it).
+BOOT = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
+
+
+def locate(device: cl.Device) -> dict[str, object]:
+    """Where the child finds `device`: indices, and the names that must match there."""
+    platforms = cl.get_platforms()
+    platform = next(p for p in platforms if p == device.platform)
+    return {"platform": platforms.index(platform), "device": platform.get_devices().index(device),
+            "platform_name": platform.name, "device_name": device.name}
+
+
+def check_loads(binaries: list[BinaryRow], kernels: list[KernelRow],
+                devices: dict[str, cl.Device]) -> dict[tuple[str, str], str]:
+    """(exact, batch) -> why it is refused, for each binary that crashes, hangs or fails
+    to load in a child process on `devices[exact]`; the others load."""
+    if not binaries:
+        return {}
+    jobs = jobs_for(binaries, kernels)
+    places = {exact: locate(device) for exact, device in devices.items()}
+    refused: dict[tuple[str, str], str] = {}
+    with tempfile.TemporaryDirectory(prefix="clmodes-load-") as folder:
+        for number, row in enumerate(binaries):
+            (Path(folder) / f"{number}.bin").write_bytes(row.binary)
+        remaining = list(range(len(jobs)))
+        while remaining:
+            done, blamed = run_child(Path(folder), jobs, remaining, places)
+            refused.update({jobs[n].key: reason for n, reason in done.items() if reason})
+            if blamed is not None:
+                refused[jobs[blamed[0]].key] = blamed[1]
+            finished = set(done) | ({blamed[0]} if blamed else set())
+            if not finished:  # never seen; refusing is the safe side of a checker failure
+                refused.update({jobs[n].key: "the load check did not reach it" for n in remaining})
+                break
+            remaining = [n for n in remaining if n not in finished]
+    return refused
+
+
+def run_child(folder: Path, jobs: list[Job], numbers: list[int],
+              places: dict[str, dict[str, object]]) -> tuple[dict[int, str], tuple[int, str] | None]:
+    """Run one child over `numbers`: what it finished (number -> refusal, "" if loaded),
+    and the entry it crashed or hung on (with why), if it did."""
+    plan = folder / "plan.json"
+    plan.write_text(json.dumps([{"number": n, **places[jobs[n].exact],
+                                 "kernels": list(jobs[n].kernels)} for n in numbers]))
+    timeout = STARTUP_SECONDS + ENTRY_SECONDS * len(numbers)
+    try:
+        out = subprocess.run([sys.executable, "-c", BOOT, str(CHILD), str(folder)],
+                             capture_output=True, text=True, timeout=timeout, cwd=folder,
+                             env={**os.environ, "POCL_CACHE_DIR": str(folder / "pocl-cache")})
+        stdout, status, hung = out.stdout, out.returncode, False
+    except subprocess.TimeoutExpired as expired:
+        stdout = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+        status, hung = None, True
+    done: dict[int, str] = {}
+    started = None
+    if not hung and status != 0 and not stdout.startswith("start"):
+        # It died before its first entry: the check could not run, whatever the entries.
+        return {n: f"the load check could not run ({describe_status(status)})" for n in numbers}, None
+    for line in stdout.splitlines():
+        word, _, rest = line.partition(" ")
+        number, _, reason = rest.partition(" ")
+        if word == "start" and number.isdigit():
+            started = int(number)
+        elif word in ("ok", "fail") and number.isdigit():
+            done[int(number)] = "" if word == "ok" else f"failed to load ({reason})"
+            started = None
+    if started is None and not hung and status == 0:
+        return done, None
+    why = (f"hung the OpenCL loader (more than {ENTRY_SECONDS:g} s)" if hung
+           else f"crashed the OpenCL loader ({describe_status(status)})")
+    if started is None:
+        started = next((n for n in numbers if n not in done), None)
+        if started is None:
+            return done, None
+    return done, (started, why)
+
+
+def describe_status(status: int | None) -> str:
+    if status is not None and status < 0:
+        try:
+            return signal.Signals(-status).name
+        except ValueError:
+            return f"signal {-status}"
+    return f"exit status {status}"

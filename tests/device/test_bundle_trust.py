@@ -1,0 +1,101 @@
+"""Signed bundles of real program binaries, and the import's child-process load check,
+on the real runtimes."""
+
+import pyopencl as cl
+import pytest
+
+import clmodes
+from clmodes import bundle
+from clmodes.bundle import BundleError
+from clmodes.store import Store
+
+from support.bundles import public
+
+SOURCE = "__kernel void {name}(__global float *a) {{ a[get_global_id(0)] *= 2.0f; }}"
+
+
+def real_binary(device: clmodes.Device, name: str) -> bytes:
+    context = cl.Context([device.cl_device])
+    program = cl.Program(context, SOURCE.format(name=name)).build()
+    return bytes(program.get_info(cl.program_info.BINARIES)[0])
+
+
+def maker_store(path, device, binaries) -> Store:
+    """A store with a tune result and `binaries` ((batch, kernel name, bytes)) for `device`."""
+    store = Store(path)
+    store.put_tune(device.fingerprint.model, "op", "k", "c0", {"winner": "w"})
+    for batch, name, data in binaries:
+        store.put_binary(device.fingerprint.exact, batch, [f"unit-{batch}"], data,
+                         [(f"kernel-{batch}", name, None)])
+    return store
+
+
+def test_signed_round_trip_of_real_binaries(client, tmp_path, signing_key):
+    device = client.device
+    maker = maker_store(tmp_path / "maker", device, [("batch-twice", "twice", real_binary(device, "twice"))])
+    path = tmp_path / "ship.clmodes"
+    bundle.export(path, store=maker, sign=signing_key)
+    inspected = bundle.inspect(path, local=[device], trusted_keys=[public(signing_key)])
+    assert inspected["trust"]["trusted"] and [m["match"] for m in inspected["matches"]] == ["exact"]
+    user = Store(tmp_path / "user")
+    with pytest.raises(BundleError, match="does not trust"):
+        bundle.install(path, user, local=[device])
+    assert user.count("binaries") == 0
+    report = bundle.install(path, user, local=[device], trusted_keys=[public(signing_key)])
+    assert report["added"] == {"tune": 1, "binaries": 1, "kernels": 1} and report["refused"] == []
+    binary, _ = user.get_binary(device.fingerprint.exact, "batch-twice")
+    context = cl.Context([device.cl_device])
+    program = cl.Program(context, [device.cl_device], [binary]).build()
+    assert cl.Kernel(program, "twice").function_name == "twice"
+
+
+def pocl_device() -> clmodes.Device:
+    found = [d for d in clmodes.devices() if "portable" in d.label.lower()]
+    if not found:
+        pytest.skip("needs PoCL")
+    return found[0]
+
+
+def test_a_binary_that_crashes_its_loader_is_refused_and_the_others_import(tmp_path, signing_key):
+    """A truncated PoCL binary with a matching checksum kills the process that loads it
+    (SIGSEGV): the child that loads it dies instead, and only its entry is refused."""
+    pocl = pocl_device()
+    good, other = real_binary(pocl, "twice"), real_binary(pocl, "thrice")
+    maker = maker_store(tmp_path / "maker", pocl, [
+        ("batch-good", "twice", good),
+        ("batch-cut", "thrice", other[: len(other) // 2]),  # put_binary's sha256 is of the cut bytes
+        ("batch-misnamed", "absent", good),  # loads, but holds no kernel by that name
+    ])
+    path = tmp_path / "ship.clmodes"
+    bundle.export(path, store=maker, sign=signing_key)
+    user = Store(tmp_path / "user")
+    report = bundle.install(path, user, local=[pocl], trusted_keys=[public(signing_key)])
+    reasons = {r["batch"]: r["reason"] for r in report["refused"]}
+    assert set(reasons) == {"batch-cut", "batch-misnamed"}, reasons
+    assert "crashed the OpenCL loader (SIGSEGV)" in reasons["batch-cut"]
+    assert reasons["batch-misnamed"].startswith("failed to load")
+    assert report["added"] == {"tune": 1, "binaries": 1, "kernels": 1}
+    exact = pocl.fingerprint.exact
+    assert user.get_binary(exact, "batch-good") is not None
+    assert user.get_binary(exact, "batch-cut") is None
+    assert user.kernel_batches(exact, ["kernel-batch-cut", "kernel-batch-good"]) == {
+        "kernel-batch-good": "batch-good"}
+
+
+def test_a_pocl_binary_with_a_path_out_of_its_cache_is_refused(tmp_path, signing_key, target):
+    """PoCL writes a binary's files under its cache by their stored paths: `..` in one
+    once created a file outside. Refused before anything loads it, even signed."""
+    pocl = pocl_device()
+    good = real_binary(pocl, "twice")
+    assert b"\x0b\x00\x00\x00/program.bc" in good  # the stored path, length-prefixed
+    evil = good.replace(b"/program.bc", b"/../evil.bc", 1)
+    maker = maker_store(tmp_path / "maker", pocl, [("batch-evil", "twice", evil)])
+    path = tmp_path / "ship.clmodes"
+    bundle.export(path, store=maker, sign=signing_key)
+    before = target.entries()
+    with pytest.raises(BundleError, match=r"holds a file path that leaves PoCL's cache \('/../evil.bc'\)"):
+        bundle.install(path, target, local=[pocl], trusted_keys=[public(signing_key)])
+    assert target.entries() == before
+    clean = maker_store(tmp_path / "clean", pocl, [("batch-good", "twice", good)])
+    bundle.export(tmp_path / "clean.clmodes", store=clean, sign=signing_key)
+    assert bundle.inspect(tmp_path / "clean.clmodes", local=[pocl])["manifest"]["counts"]["binaries"] == 1

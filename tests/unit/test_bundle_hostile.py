@@ -1,0 +1,159 @@
+"""A payload is hostile data: every way in found by trying it as an attacker would is
+refused in one line, the store untouched, in bounded time and memory. The bundles here are
+well-formed containers signed by a trusted key (a stolen key, or a publisher's own
+bug): what is refused is refused for what the payload holds."""
+
+import dataclasses
+import json
+import sqlite3
+
+import pytest
+
+from clmodes.bundle import MAGIC
+from clmodes.bundle import payload as payloads
+from clmodes.bundle.payload import expected_schema, payload_tables
+from clmodes.bundle import BundleError
+from clmodes.store import ProbeRow, StoreEntries
+from clmodes.store.schema import SCHEMA
+
+from support.bundles import assert_rejected, container, mutated_payload, parts, public
+from support.subprocesses import run_python
+
+RECORD = json.dumps({"winner": "a", "measurements": {"a": {"median_s": 1.0}, "b": {"median_s": 2.0}}})
+
+
+def refused(small_bundle, tmp_path, target, signing_key, statements=(), change=None):
+    manifest, body = parts(small_bundle)
+    if change:
+        change(manifest)
+    data = container(manifest, mutated_payload(body, list(statements)), signing_key)
+    return assert_rejected(data, tmp_path, target, trusted=[public(signing_key)])
+
+
+@pytest.mark.parametrize("statements, expected", [
+    (["CREATE VIEW v AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+      "SELECT x FROM c"], "unexpected view 'v'"),
+    (["CREATE TRIGGER t AFTER INSERT ON tune BEGIN DELETE FROM tune; END"], "unexpected trigger 't'"),
+    (["CREATE TABLE extra (x)"], "unexpected table 'extra'"),
+    (["CREATE INDEX i ON tune (model)"], "unexpected index 'i'"),
+    (["ALTER TABLE kernels ADD COLUMN more TEXT"], "table 'kernels' has unexpected columns"),
+    (["UPDATE tune SET format = 'one'"], "tune row 1: format is not a valid integer"),
+    (["UPDATE tune SET value = X'41'"], "value is not a valid text (bytes)"),
+    (["UPDATE binaries SET units = X'00'"], "units is not a valid text"),
+    (["UPDATE tune SET value = '{\"winner\": [\"a\"]}'"], "has no winner"),
+    ([f"UPDATE tune SET value = '{RECORD.replace(chr(34) + 'a' + chr(34) + ':', chr(34) + 'c' + chr(34) + ':')}'"],
+     "winner 'a' is not among its measured candidates"),
+    (["UPDATE tune SET value = '{\"winner\": \"a\", \"roofline\": NaN}'"], "does not parse"),
+    (["UPDATE tune SET value = '{\"winner\": \"a\", \"roofline\": 1e999}'"], "not finite"),
+    (["UPDATE tune SET value = '" + "[" * 3000 + "]" * 3000 + "'"], "nested too deeply"),
+    (["UPDATE kernels SET name = '../../../etc/passwd'"], "is not an OpenCL identifier"),
+    (["UPDATE binaries SET exact = 'x' WHERE rowid = 1"], "malformed exact device fingerprint"),
+    (["INSERT INTO tune SELECT format, model, tunable, tune_key || 'x', candidates, value FROM tune"],
+     "manifest says 4 tune entries, the bundle holds 8"),
+    (["DROP TABLE kernels"], "manifest says 2 kernels entries, the bundle holds 0"),
+])
+def test_hostile_payloads_are_refused(small_bundle, tmp_path, target, signing_key, statements, expected):
+    assert expected in refused(small_bundle, tmp_path, target, signing_key, statements)
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda m: m["devices"][0].pop("model"), "devices do not match its entries"),
+    (lambda m: m["counts"].__setitem__("kernels", 1000), "manifest says 1000 kernels"),
+    (lambda m: m.__setitem__("extra", [[[[[[[[[[1]]]]]]]]]]), "nested more than"),
+    (lambda m: m.__setitem__("created", ["a list"]), "damaged bundle manifest (created)"),
+])
+def test_hostile_manifests_are_refused(small_bundle, tmp_path, target, signing_key, change, expected):
+    assert expected in refused(small_bundle, tmp_path, target, signing_key, change=change)
+
+
+def test_a_manifest_nested_3000_levels_is_refused(small_bundle, tmp_path, target):
+    """It once ended in a RecursionError traceback."""
+    from clmodes.bundle.container import checksum
+
+    _, body = parts(small_bundle)
+    header = (b'{"schema": 1, "payload_bytes": %d, "devices": ' % len(body)
+              + b"[" * 3000 + b"]" * 3000 + b"}")
+    data = (MAGIC + b"%d\n" % len(header) + header
+            + checksum(header, body).encode() + b"\n" + body)
+    assert "nested" in assert_rejected(data, tmp_path, target)
+
+
+def test_not_a_database_and_a_damaged_one(small_bundle, tmp_path, target, signing_key):
+    manifest, body = parts(small_bundle)
+    for bad in (b"not sqlite at all" * 100, body[:1024] + bytes(len(body) - 1024)):
+        line = assert_rejected(container(manifest, bad, signing_key), tmp_path, target,
+                               trusted=[public(signing_key)])
+        assert "payload" in line
+
+
+def test_a_query_past_the_deadline_is_interrupted(small_bundle, tmp_path):
+    """The deadline itself (the schema check keeps a recursive view from ever running, so
+    the progress handler is shown on a read that cannot finish in time)."""
+    _, body = parts(small_bundle)
+    file = tmp_path / "p.sqlite3"
+    file.write_bytes(body)
+    connection = payloads.open_hostile(file, seconds=0.2)
+    with pytest.raises(sqlite3.OperationalError, match="interrupted"):
+        connection.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                           "SELECT count(*) FROM c").fetchone()
+
+
+def test_payload_tables_follow_the_store_schema():
+    """Derived, not copied: every StoreEntries table with its Row's columns, typed as the
+    store's SCHEMA types them, and no table the entries do not have."""
+    store = sqlite3.connect(":memory:")
+    store.executescript(SCHEMA)
+    tables = {t.name: t for t in payload_tables()}
+    assert set(tables) == set(StoreEntries.empty().tables())
+    for name, table in tables.items():
+        types = {row[1]: row[2] for row in store.execute(f"PRAGMA table_info({name})")}
+        assert [c for c, _ in table.types] == table.row.columns().split(", ")
+        assert all(types[c] == t for c, t in table.types)
+    assert set(expected_schema()) == {*tables, "blobs"}
+
+
+@dataclasses.dataclass
+class WiderEntries(StoreEntries):
+    """StoreEntries as they would be with one more store table carried (`probe` is in the
+    store's SCHEMA, not in bundles)."""
+
+    probe: list[ProbeRow] = dataclasses.field(default_factory=list)
+
+
+def test_a_table_added_to_the_store_is_carried_and_checked_without_a_change_here(
+        monkeypatch, tmp_path):
+    monkeypatch.setattr(payloads, "StoreEntries", WiderEntries)
+    payloads.payload_tables.cache_clear()
+    try:
+        rows = [ProbeRow(1, "NVIDIA | x | 1CU | 1GiB | OpenCL 3.0", '{"bandwidth_gbps": 1.5}')]
+        data = payloads.encode(WiderEntries([], [], [], probe=rows))
+        assert payloads.decode(tmp_path, data).probe == rows
+        with pytest.raises(BundleError, match="probe row 1: format is not a valid integer"):
+            payloads.decode(tmp_path, mutated_payload(data, ["UPDATE probe SET format = 'x'"]))
+        older = mutated_payload(data, ["DROP TABLE probe"])  # written before the table existed
+        assert payloads.decode(tmp_path, older).probe == []
+    finally:
+        payloads.payload_tables.cache_clear()
+
+
+FUZZ = "from support import bundle_fuzz; bundle_fuzz.main()"
+
+
+def test_fuzzed_containers_and_payloads_in_a_bounded_process(tmp_path):
+    """Hypothesis over the container's bytes and the payload's SQL, in a child with an
+    address-space limit and a per-case alarm; every case is refused in one line with the
+    store unchanged, or (a harmless change) imported; never a traceback or a hang."""
+    out = run_python(FUZZ, tmp_path / "cache", CLMODES_FUZZ_DIR=str(tmp_path))
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["refused"] >= report["cases"] * 0.8 and report["cases"] >= 300, report
+    assert report["peak_rss_growth_mb"] < 400, report
+
+
+def test_row_counts_and_value_sizes_are_bounded(small_bundle, tmp_path, target, signing_key, monkeypatch):
+    """The bounds themselves, lowered so that a small bundle crosses them."""
+    monkeypatch.setattr(payloads, "MAX_ROWS", 3)
+    assert "has 4 tune rows (at most 3)" in refused(small_bundle, tmp_path, target, signing_key)
+    monkeypatch.setattr(payloads, "MAX_ROWS", 1000)
+    monkeypatch.setattr(payloads, "MAX_TEXT", 5)
+    assert "is not a valid text" in refused(small_bundle, tmp_path, target, signing_key)
