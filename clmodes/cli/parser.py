@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clmodes import __version__
-from clmodes.cli import bundle, cache
+from clmodes.cli import bundle, cache, fleet
 from clmodes.cli.demo import run_demo
 from clmodes.cli.devices import run_devices
 from clmodes.cli.probe import run_probe
@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="run even if the store fell back to memory (nothing is kept)")
     _add_cache(verbs)
     _add_bundle(verbs)
+    _add_fleet(verbs)
     add_verb(verbs, "demo", run_demo, "a COMPILE_ONLY pass, one batch build, statistics",
              device=True)
     probe = add_verb(verbs, "probe", run_probe,
@@ -82,3 +83,27 @@ def _add_bundle(verbs: SubParsers) -> None:
                         help="the merged bundle to write (never one of the inputs)")
     merged.add_argument("inputs", nargs="+", metavar="IN", help="bundles to merge")
     merged.add_argument("--force", action="store_true", help="replace OUT if it exists")
+
+
+def _add_fleet(verbs: SubParsers) -> None:
+    actions = verbs.add_parser(
+        "fleet", help="warm on every device of a Ray cluster (pip install 'clmodes[fleet]')",
+    ).add_subparsers(dest="action", required=True)
+    listed = add_verb(actions, "devices", fleet.run_fleet_devices,
+                      "every node's OpenCL devices, grouped by exact fingerprint")
+    listed.add_argument("--address", default=None,
+                        help="the Ray cluster (host:port); default $RAY_ADDRESS or this machine's")
+    warm = add_verb(actions, "warm", fleet.run_fleet_warm,
+                    "warm MODULE:FUNCTION once per distinct device, merge into OUT")
+    warm.add_argument("workload", help="MODULE:FUNCTION, importable on every node")
+    warm.add_argument("-o", "--output", dest="out", required=True, metavar="OUT",
+                      help="the merged bundle to write")
+    warm.add_argument("--address", default=None,
+                      help="the Ray cluster (host:port); default $RAY_ADDRESS or this machine's")
+    warm.add_argument("--per", choices=["exact", "model"], default="exact",
+                      help="one target per exact fingerprint (binaries) or per model (tunes)")
+    warm.add_argument("--allow-partial", action="store_true",
+                      help="write OUT from the targets that succeeded (exit status 3)")
+    warm.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    warm.add_argument("--working-dir", default=None, metavar="DIR",
+                      help="ship DIR to the nodes as Ray's runtime_env working_dir")
