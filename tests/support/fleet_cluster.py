@@ -1,7 +1,9 @@
 """A real multi-node Ray cluster on this machine, inside a network and PID namespace.
 
     unshare --net --pid --fork --mount-proc bash -c \
-        'ip link set lo up && python -m support.fleet_cluster WORKDIR; exit $?'
+        'ip link set lo up && python -m support.fleet_cluster WORKDIR HEAD [INTEL...]; exit $?'
+
+(HEAD: the head node's runtime, `pocl` or `none`; then the names of Intel-only nodes.)
 
 Run that way by `FleetCluster` (below), this module is the controller inside the
 namespace: it starts the nodes and then serves requests, one JSON line each on standard
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 PORT = 6379
-KINDS = ("pocl", "intel")
+KINDS = ("pocl", "intel", "none")  # "none": a node with no OpenCL runtime at all
 STARTUP_SECONDS = 120
 
 
@@ -60,7 +62,8 @@ def build_image(workdir: Path, kind: str) -> dict[str, str]:
             (view / ".libs" / library.name).symlink_to(library)
     vendors = image / "vendors"
     vendors.mkdir(exist_ok=True)
-    (vendors / f"{kind}.icd").write_text(f"{_icd_libraries()[kind]}\n")
+    if kind != "none":
+        (vendors / f"{kind}.icd").write_text(f"{_icd_libraries()[kind]}\n")
     path = os.pathsep.join([str(image / "site"), os.environ.get("PYTHONPATH", "")])
     return {"OCL_ICD_VENDORS": str(vendors), "PYTHONPATH": path}
 
@@ -97,9 +100,11 @@ class Controller:
 
     def run(self, argv: list[str], env: dict[str, str] | None = None,
             timeout: float = 300) -> dict[str, Any]:
+        started = time.perf_counter()
         done = subprocess.run(argv, env={**self.base_env(), **(env or {})}, capture_output=True,
                               text=True, timeout=timeout)
-        return {"rc": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+        return {"rc": done.returncode, "stdout": done.stdout, "stderr": done.stderr,
+                "seconds": time.perf_counter() - started}
 
     def run_killing(self, argv: list[str], env: dict[str, str] | None = None,
                     timeout: float = 300) -> dict[str, Any]:
@@ -152,9 +157,11 @@ def raylet_of(node: str) -> int:
 class FleetCluster:
     """The test's handle on a namespaced cluster: `start()` it, ask it, `close()` it."""
 
-    def __init__(self, workdir: Path, intel_nodes: tuple[str, ...]) -> None:
+    def __init__(self, workdir: Path, intel_nodes: tuple[str, ...],
+                 head: str = "pocl") -> None:
         self.workdir = workdir
         self.intel_nodes = intel_nodes
+        self.head = head
         self.process: subprocess.Popen | None = None
 
     @staticmethod
@@ -169,7 +176,7 @@ class FleetCluster:
 
     def start(self, env: dict[str, str]) -> list[str]:
         script = (f"ip link set lo up && {sys.executable} -m support.fleet_cluster "
-                  f"{self.workdir} {' '.join(self.intel_nodes)}; exit $?")
+                  f"{self.workdir} {self.head} {' '.join(self.intel_nodes)}; exit $?")
         self.process = subprocess.Popen(
             ["unshare", "--net", "--pid", "--fork", "--mount-proc", "bash", "-c", script],
             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -222,7 +229,7 @@ def _children(pid: int) -> list[int]:
 
 def main(argv: list[str]) -> int:
     controller = Controller(Path(argv[0]))
-    layout = [("pocl-head", "pocl", True)] + [(n, "intel", False) for n in argv[1:]]
+    layout = [(f"{argv[1]}-head", argv[1], True)] + [(n, "intel", False) for n in argv[2:]]
     for name, kind, head in layout:
         started = controller.start_node(name, kind, head)
         if started["rc"] != 0:
