@@ -68,11 +68,12 @@ def fleet_warm_text(payload: dict[str, Any]) -> str:
     lines = [f"fleet warm {payload['workload']} ({len(payload['targets'])} target(s), "
              f"per {payload['per']}) in {payload['seconds']} s"]
     for t in payload["targets"]:
-        lines += [f"  {t['status']:<6} {t['device']} on {t['node'] or '-'}",
-                  f"         {t['fingerprint']}",
-                  f"         {t['kernels_compiled']} kernels compiled, {t['keys_tuned']} keys "
-                  f"tuned, {t['seconds']} s"
-                  + (f" (tried {', '.join(t['attempts'])})" if len(t["attempts"]) > 1 else "")]
+        tried = f" (tried {', '.join(t['attempts'])})" if len(t["attempts"]) > 1 else ""
+        lines += [f"  {t['device']} on {t['node'] or '-'}{tried}",
+                  f"    {t['fingerprint']}",
+                  f"    status: {t['status']}",
+                  f"    {t['kernels_compiled']} kernels compiled, {t['keys_tuned']} keys tuned, "
+                  f"{t['seconds']} s"]
     if payload["complete"]:
         lines.append(f"wrote {payload['out']}")
     elif payload["written"]:

@@ -37,8 +37,15 @@ def _die_with_parent() -> None:
 
 def failure_line(error: BaseException) -> str:
     """The line a traceback ends with (`ValueError: ...`); of a message of several lines
-    (a build log under a build error) the first, which names what failed."""
-    text = "".join(traceback.format_exception_only(type(error), error)).strip()
+    (a build log under a build error) the first, which names what failed. clmodes' own
+    errors are already written for a person (`cannot import module 'x'`): their message
+    alone, as the CLI prints them."""
+    from clmodes.errors import ClmodesError
+
+    if isinstance(error, ClmodesError):
+        text = str(error).strip() or type(error).__name__
+    else:
+        text = "".join(traceback.format_exception_only(type(error), error)).strip()
     return text.splitlines()[0] if text else type(error).__name__
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from clmodes.cli.fleet import fleet_devices_text, fleet_warm_text
 from support.fleet_cluster import FleetCluster
 from support.subprocesses import RUN_WORKLOAD, environment, last_json, run_cli, run_python
 
@@ -56,7 +57,7 @@ def test_devices_lists_every_node_grouped_by_exact_fingerprint(cluster):
     assert len(groups["Intel"]["nodes"]) == 2 and len(groups["PoCL"]["nodes"]) == 1
     for node in payload["nodes"]:  # each node has exactly its own runtime
         assert len(node["devices"]) == 1 and node["error"] is None
-    text = cluster.cli("fleet", "devices")["stdout"]
+    text = fleet_devices_text(payload)  # what the command prints without --json
     assert "3 node(s), 2 distinct device(s)" in text
     assert text.count("exact: ") == 2
 
@@ -87,6 +88,27 @@ def test_warm_ships_one_bundle_that_starts_every_runtime_warm(cluster, tmp_path)
         assert run["compilation"]["loaded"] == 13 and run["autotune"]["keys"] == 0
 
 
+def test_working_dir_ships_a_workload_the_nodes_do_not_have(cluster, tmp_path):
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "fleet_shipped_workload.py").write_text(
+        "from support import fleet_workloads\n\n\ndef main():\n"
+        "    return fleet_workloads.small()\n")
+    out = tmp_path / "fleet.clmodes"
+    answer = cluster.cli("fleet", "warm", "fleet_shipped_workload:main", "-o", str(out),
+                         "--json", "--working-dir", str(shipped))
+    payload = report(answer)
+    assert answer["rc"] == 0 and out.exists(), answer["stderr"][-3000:]
+    assert [t["status"] for t in payload["targets"]] == ["ok", "ok"]
+    # Without it, the nodes cannot import it: every target fails with the reason.
+    answer = cluster.cli("fleet", "warm", "fleet_shipped_workload:main", "-o",
+                         str(tmp_path / "no.clmodes"), "--json")
+    statuses = {t["status"] for t in report(answer)["targets"]}
+    assert answer["rc"] == 1 and statuses == {
+        "failed: cannot import module 'fleet_shipped_workload': "
+        "No module named 'fleet_shipped_workload'"}
+
+
 def test_workload_raising_on_one_runtime_fails_that_target_only(cluster, tmp_path):
     out = tmp_path / "fleet.clmodes"
     answer = cluster.cli("fleet", "warm", "support.fleet_workloads:raises_on_intel",
@@ -97,9 +119,9 @@ def test_workload_raising_on_one_runtime_fails_that_target_only(cluster, tmp_pat
     assert targets["Intel"]["status"] == "failed: RuntimeError: refused on Intel on purpose"
     assert targets["PoCL"]["status"] == "ok"
     assert payload["missing"] == [targets["Intel"]["fingerprint"]]
-    text = cluster.cli("fleet", "warm", "support.fleet_workloads:raises_on_intel",
-                       "-o", str(out))["stdout"]
-    assert "not written" in text and "refused on Intel on purpose" in text
+    text = fleet_warm_text(payload)  # what the command prints without --json
+    assert "not written" in text
+    assert "status: failed: RuntimeError: refused on Intel on purpose" in text
 
 
 def test_task_of_a_killed_node_is_retried_on_another_with_the_same_device(cluster, tmp_path):
