@@ -39,10 +39,12 @@ def require_ray() -> ModuleType:
 
 @dataclasses.dataclass(frozen=True)
 class Node:
-    """An alive node of the cluster: Ray's id (what tasks are pinned to) and its address."""
+    """An alive node of the cluster: Ray's id (what tasks are pinned to), its address and
+    the CPUs it offers Ray (a head node is often started with none)."""
 
     node_id: str
     address: str
+    cpus: float = 0.0
 
     @property
     def name(self) -> str:
@@ -102,7 +104,8 @@ def connected(address: str | None = None,
 
 def alive_nodes(ray: ModuleType) -> list[Node]:
     """The nodes alive now, in a stable order (by address, then id)."""
-    found = [Node(str(n["NodeID"]), str(n.get("NodeManagerAddress", "?")))
+    found = [Node(str(n["NodeID"]), str(n.get("NodeManagerAddress", "?")),
+                  float(n.get("Resources", {}).get("CPU", 0.0)))
              for n in ray.nodes() if n.get("Alive")]
     return sorted(found, key=lambda n: (n.address, n.node_id))
 
@@ -113,3 +116,10 @@ def pinned(ray: ModuleType, node: Node) -> Any:
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     return NodeAffinitySchedulingStrategy(node_id=node.node_id, soft=False)
+
+
+def cpus_for(node: Node) -> float:
+    """What a job asks of its node: one CPU (jobs on one node then run one after the
+    other, not fighting over its cores), or none on a node that offers none, where a
+    one-CPU task would wait forever."""
+    return 1.0 if node.cpus >= 1 else 0.0

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 
 from clmodes.bundle import BundleError
 from clmodes.fleet import assembly, tasks
-from clmodes.fleet.cluster import Node, alive_nodes, connected, pinned
+from clmodes.fleet.cluster import Node, alive_nodes, connected, cpus_for, pinned
 from clmodes.fleet.discovery import discover
 from clmodes.fleet.errors import FleetError
 from clmodes.fleet.progress import TICK, FleetProgress
@@ -77,12 +77,13 @@ def warm(workload: str, out: str, address: str | None = None, per: str = "exact"
 
 def _run(ray: Any, workload: str, targets: list[Target], report: FleetReport,
          directory: Path, progress: FleetProgress) -> list[Path]:
-    remote = ray.remote(num_cpus=1, max_retries=0)(tasks.warm_target)
+    remote = ray.remote(max_retries=0)(tasks.warm_target)
     pending: dict[Any, _Attempt] = {}
 
     def submit(target: Target, entry: TargetReport, node: Node, tried: list[str]) -> None:
         device = next(d for n, d in target.places if n == node)
-        ref = remote.options(scheduling_strategy=pinned(ray, node)).remote(workload, device.index)
+        ref = remote.options(scheduling_strategy=pinned(ray, node), num_cpus=cpus_for(node),
+                             ).remote(workload, device.index)
         entry.node, entry.device = node.name, device.label
         entry.attempts.append(node.name)
         pending[ref] = _Attempt(target, entry, node, tried + [node.node_id])

@@ -90,7 +90,9 @@ class Controller:
         env = {**self.base_env(), **self.images[kind], "CLMODES_FLEET_TEST_NODE": name}
         where = ["--head", f"--port={PORT}", "--include-dashboard=false",
                  f"--temp-dir={self.workdir / 'ray'}"] if head else [f"--address=127.0.0.1:{PORT}"]
-        argv = ["ray", "start", *where, "--node-ip-address=127.0.0.1", "--num-cpus=1",
+        # The head offers no CPU, as large clusters run it: jobs must still reach it.
+        argv = ["ray", "start", *where, "--node-ip-address=127.0.0.1",
+                f"--num-cpus={0 if head else 1}",
                 "--object-store-memory=78643200", "--disable-usage-stats"]
         done = subprocess.run(argv, env=env, capture_output=True, text=True,
                               timeout=STARTUP_SECONDS)

@@ -9,7 +9,7 @@ import pytest
 from clmodes.bundle import BundleError
 from clmodes.fleet import FleetError, FleetReport, Status, TargetReport
 from clmodes.fleet.assembly import accept, check_output
-from clmodes.fleet.cluster import Node
+from clmodes.fleet.cluster import Node, cpus_for
 from clmodes.fleet.discovery import NodeDevice, NodeDevices
 from clmodes.fleet.progress import FleetProgress
 from clmodes.fleet.targets import plan
@@ -115,3 +115,8 @@ def test_progress_line_only_on_a_terminal():
     progress.draw(targets)
     progress.close()
     assert "1/2 targets ok" in shown.getvalue() and "running: dev b" in shown.getvalue()
+
+
+def test_a_job_asks_no_cpu_of_a_node_that_offers_none():
+    assert cpus_for(Node("n", "a", 0.0)) == 0.0  # a one-CPU task would never start there
+    assert cpus_for(Node("n", "a", 8.0)) == 1.0
