@@ -88,4 +88,4 @@ class FleetReport:
                 "complete": self.complete, "written": self.written,
                 "missing": self.missing, "seconds": round(self.seconds, 3),
                 "targets": [t.as_dict() for t in self.targets],
-                "exit_status": self.exit_status}
+                "manifest": self.manifest, "exit_status": self.exit_status}

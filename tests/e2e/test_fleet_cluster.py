@@ -74,6 +74,7 @@ def test_warm_ships_one_bundle_that_starts_every_runtime_warm(cluster, tmp_path)
         assert target["kernels_compiled"] >= 13 and target["keys_tuned"] == 1
         assert target["seconds"] > 0
     assert targets["PoCL"]["node"] != targets["Intel"]["node"]
+    assert payload["manifest"]["counts"]["binaries"] == 2  # one per device, in one file
     inspected = json.loads(run_cli(tmp_path / "inspect", "bundle", "inspect", "--json",
                                    str(out)).stdout)
     assert sorted(d["vendor"] for d in inspected["manifest"]["devices"]) == ["Intel", "PoCL"]
@@ -93,7 +94,7 @@ def test_working_dir_ships_a_workload_the_nodes_do_not_have(cluster, tmp_path):
     shipped.mkdir()
     (shipped / "fleet_shipped_workload.py").write_text(
         "from support import fleet_workloads\n\n\ndef main():\n"
-        "    return fleet_workloads.small()\n")
+        "    fleet_workloads.tiny()\n")
     out = tmp_path / "fleet.clmodes"
     answer = cluster.cli("fleet", "warm", "fleet_shipped_workload:main", "-o", str(out),
                          "--json", "--working-dir", str(shipped))
