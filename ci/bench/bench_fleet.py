@@ -34,6 +34,7 @@ benchlib.cold_caches()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import shutil  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -96,6 +97,7 @@ def main() -> int:
         reps = [rep(cluster, args.workload, scratch) for _ in range(args.reps)]
     finally:
         cluster.close()
+        shutil.rmtree(scratch, ignore_errors=True)
     medians = {k: statistics.median(r[k] for r in reps) for k in reps[0]}
     print(f"fleet warm of {args.workload}, 2 nodes (PoCL, Intel), {args.reps} reps, "
           f"median; load before: {load}")

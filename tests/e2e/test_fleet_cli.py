@@ -4,6 +4,7 @@ with no OpenCL device anywhere. One line each, a non-zero status, nothing writte
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import sys
 import tempfile
@@ -93,7 +94,8 @@ def test_cluster_with_no_opencl_device_is_one_line(tmp_path):
     reason = FleetCluster.unusable()
     if reason:
         pytest.skip(reason)
-    cluster = FleetCluster(Path(tempfile.mkdtemp(prefix="clf-", dir="/tmp")), (), head="none")
+    workdir = Path(tempfile.mkdtemp(prefix="clf-", dir="/tmp"))
+    cluster = FleetCluster(workdir, (), head="none")
     try:
         cluster.start(environment())
         for argv in (["devices"], ["warm", "support.fleet_workloads:small", "-o",
@@ -104,4 +106,5 @@ def test_cluster_with_no_opencl_device_is_one_line(tmp_path):
             assert last.startswith("clmodes: no OpenCL device on any node of the cluster")
     finally:
         cluster.close()
+        shutil.rmtree(workdir, ignore_errors=True)
     assert not (tmp_path / "out.clmodes").exists()

@@ -9,6 +9,7 @@ and `--allow-partial` a third started for it.
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -36,6 +37,7 @@ def cluster():
         yield fleet
     finally:
         fleet.close()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def report(answer: dict) -> dict:
