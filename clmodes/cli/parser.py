@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clmodes import __version__
-from clmodes.cli import bundle, cache, tune
+from clmodes.cli import bundle, cache, fleet, tune
 from clmodes.cli.demo import run_demo
 from clmodes.cli.devices import run_devices
 from clmodes.cli.probe import run_probe
@@ -91,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cache(verbs)
     _add_bundle(verbs)
     _add_tune(verbs)
+    _add_fleet(verbs)
     add_verb(verbs, "demo", run_demo, "a COMPILE_ONLY pass, one batch build, statistics",
              device=True)
     probe = add_verb(verbs, "probe", run_probe,
@@ -176,3 +177,27 @@ def _add_selection(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("key", metavar="KEY", nargs="?", default=None,
                      help="one of its keys (the JSON `tune list` shows, or a part only it "
                           "contains); default: every key")
+
+
+def _add_fleet(verbs: SubParsers) -> None:
+    actions = verbs.add_parser(
+        "fleet", help="warm on every device of a Ray cluster (pip install 'clmodes[fleet]')",
+    ).add_subparsers(dest="action", required=True)
+    listed = add_verb(actions, "devices", fleet.run_fleet_devices,
+                      "every node's OpenCL devices, grouped by exact fingerprint")
+    listed.add_argument("--address", default=None,
+                        help="the Ray cluster (host:port); default $RAY_ADDRESS or this machine's")
+    warm = add_verb(actions, "warm", fleet.run_fleet_warm,
+                    "warm MODULE:FUNCTION once per distinct device, merge into OUT")
+    warm.add_argument("workload", help="MODULE:FUNCTION, importable on every node")
+    warm.add_argument("-o", "--output", dest="out", required=True, metavar="OUT",
+                      help="the merged bundle to write")
+    warm.add_argument("--address", default=None,
+                      help="the Ray cluster (host:port); default $RAY_ADDRESS or this machine's")
+    warm.add_argument("--per", choices=["exact", "model"], default="exact",
+                      help="one target per exact fingerprint (binaries) or per model (tunes)")
+    warm.add_argument("--allow-partial", action="store_true",
+                      help="write OUT from the targets that succeeded (exit status 3)")
+    warm.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    warm.add_argument("--working-dir", default=None, metavar="DIR",
+                      help="ship DIR to the nodes as Ray's runtime_env working_dir")

@@ -1,0 +1,115 @@
+#!/usr/bin/env python
+"""Fleet benchmark: `clmodes fleet warm` over a two-node fleet against the two
+single-machine `clmodes warm` runs it replaces, measured side by side in one run.
+
+    python ci/bench/bench_fleet.py [--reps N] [--workload MODULE:FUNCTION] [--json OUT]
+
+The fleet is a real Ray cluster on this machine inside a network and PID namespace of
+its own (`tests/support/fleet_cluster.py`): a PoCL-only head and an Intel-only worker,
+one CPU each. The workload defaults to `support.fleet_workloads:small` (13 kernels, one
+tuned key). Per repetition, interleaved so background load hits every kind alike (each
+figure is the median over reps; every process has PoCL's and pyopencl's caches off and
+a fresh store):
+
+- single Intel, single PoCL: `clmodes warm W --device ...`, process wall, inside the
+  namespace (same machine, same load), no Ray;
+- fleet wall: `clmodes fleet warm W -o OUT`, process wall (CLI start, connect,
+  discovery, warms, merge);
+- fleet tasks: the report's `seconds`, tasks submitted to bundle written;
+- overhead (Ray round trip) = fleet tasks - the slowest target's own seconds (each
+  target's seconds are its job on the node: a fresh Python, warm, export);
+- fixed = fleet wall - fleet tasks (connect to the cluster and discover its devices).
+
+Ratios: fleet wall / (single sum) and fleet wall / (single max). On this machine both
+nodes share the same 2 cores, so the two warms in parallel are not faster than one
+after the other; on a real fleet every node has its own device and cores, and the time
+is about the slowest device + the fixed cost + the overhead.
+"""
+
+from __future__ import annotations
+
+import benchlib
+
+benchlib.cold_caches()
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(benchlib.ROOT / "tests"))
+from support.fleet_cluster import FleetCluster  # noqa: E402
+from support.subprocesses import environment  # noqa: E402
+
+DEVICES = {"intel": "intel", "pocl": "portable"}
+
+
+def single(cluster: FleetCluster, workload: str, selector: str, store: Path) -> float:
+    answer = cluster.ask("run", argv=[sys.executable, "-m", "clmodes", "warm", workload,
+                                      "--device", selector, "--json"],
+                         env={"CLMODES_CACHE_DIR": str(store)})
+    if answer["rc"] != 0:
+        raise SystemExit(f"clmodes warm --device {selector} failed: {answer['stderr'][-2000:]}")
+    return answer["seconds"]
+
+
+def fleet(cluster: FleetCluster, workload: str, out: Path) -> dict:
+    answer = cluster.cli("fleet", "warm", workload, "-o", str(out), "--json")
+    if answer["rc"] != 0:
+        raise SystemExit(f"clmodes fleet warm failed: {answer['stderr'][-2000:]}")
+    report = json.loads(answer["stdout"])
+    slowest = max(t["seconds"] for t in report["targets"])
+    return {"fleet_wall": answer["seconds"], "fleet_tasks": report["seconds"],
+            "slowest_target": slowest, "overhead": report["seconds"] - slowest,
+            "fixed": answer["seconds"] - report["seconds"]}
+
+
+def rep(cluster: FleetCluster, workload: str, scratch: Path) -> dict:
+    figures = {f"single_{name}": single(cluster, workload, selector,
+                                        Path(tempfile.mkdtemp(dir=scratch)))
+               for name, selector in DEVICES.items()}
+    figures.update(fleet(cluster, workload, Path(tempfile.mkdtemp(dir=scratch)) / "out.clmodes"))
+    figures["single_sum"] = figures["single_intel"] + figures["single_pocl"]
+    figures["single_max"] = max(figures["single_intel"], figures["single_pocl"])
+    figures["fleet_over_sum_ratio"] = figures["fleet_wall"] / figures["single_sum"]
+    figures["fleet_over_max_ratio"] = figures["fleet_wall"] / figures["single_max"]
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--workload", default="support.fleet_workloads:small")
+    parser.add_argument("--json", default=None, metavar="OUT")
+    args = parser.parse_args()
+    reason = FleetCluster.unusable()
+    if reason:
+        raise SystemExit(f"bench_fleet: {reason}")
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    scratch = Path(tempfile.mkdtemp(prefix="clf-", dir="/tmp"))
+    cluster = FleetCluster(scratch, ("intel-a",))
+    try:
+        cluster.start(environment())
+        reps = [rep(cluster, args.workload, scratch) for _ in range(args.reps)]
+    finally:
+        cluster.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    medians = {k: statistics.median(r[k] for r in reps) for k in reps[0]}
+    print(f"fleet warm of {args.workload}, 2 nodes (PoCL, Intel), {args.reps} reps, "
+          f"median; load before: {load}")
+    for key, value in medians.items():
+        print(f"  {key:<22} {value:8.3f}{'' if key.endswith('ratio') else ' s'}")
+    if args.json:
+        # Ratios once (the medians): `ci/bench/run` collects every figure named a ratio.
+        samples = [{k: v for k, v in r.items() if not k.endswith("ratio")} for r in reps]
+        Path(args.json).write_text(json.dumps(
+            {"load": load, "median": medians, "samples": samples}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""Fleet: warm one workload on every device of a Ray cluster and ship one merged bundle.
+
+Ray is an optional extra (`pip install 'clmodes[fleet]'`): nothing here imports it until
+a function connects to a cluster, so `import clmodes.fleet` works without it, and the
+embedded default (one machine, no Ray) is untouched.
+
+Modules, one concept each: `cluster` (Ray imported on demand, connecting, alive nodes),
+`discovery` (one task per node listing its OpenCL devices), `targets` (which device on
+which node warms for each distinct fingerprint), `tasks` (what runs on a node: a fresh
+process per job), `node_warm` (that process: warm into a temporary store, export),
+`assembly` (the driver's side: every bundle verified, merged, written atomically),
+`report` (`FleetReport`, `TargetReport`), `progress` (the terminal line), `driver`
+(`warm`: submitting, retrying a lost node's task once, collecting).
+"""
+
+from clmodes.fleet.discovery import NodeDevice, NodeDevices, devices, group_by_fingerprint
+from clmodes.fleet.driver import warm
+from clmodes.fleet.errors import FleetError, RAY_HINT
+from clmodes.fleet.report import FleetReport, Status, TargetReport
+
+__all__ = [
+    "FleetError",
+    "FleetReport",
+    "NodeDevice",
+    "NodeDevices",
+    "RAY_HINT",
+    "Status",
+    "TargetReport",
+    "devices",
+    "group_by_fingerprint",
+    "warm",
+]

@@ -1,0 +1,167 @@
+"""`warm("module:function", out)`: one warm per distinct fingerprint of the cluster.
+
+The driver discovers the nodes' devices, plans one target per fingerprint, submits one
+task per target pinned to a node with that device, and collects as tasks finish
+(`ray.wait`, so the progress line moves and one slow device does not hold the others'
+results). Faults, told apart by how they arrive:
+
+- the workload raised (or its node could not import it): the task *returns* a failure
+  with the exception's last line; that target fails, the others go on;
+- the node died (a Ray system error: the worker or node is gone, the task cannot be
+  scheduled): retried once on another node with the same fingerprint, if there is one
+  alive, else `lost: node died`;
+- the bundle fails verification on the driver: that target fails with the bundle's line.
+
+OUT is written once, at the end, only if every target succeeded, or with
+`allow_partial` from what did; it is checked before anything runs (an existing OUT
+needs `force`), so a refused command costs no cluster time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from clmodes.bundle import BundleError
+from clmodes.fleet import assembly, tasks
+from clmodes.fleet.cluster import Node, alive_nodes, connected, cpus_for, pinned
+from clmodes.fleet.discovery import discover
+from clmodes.fleet.errors import FleetError
+from clmodes.fleet.progress import TICK, FleetProgress
+from clmodes.fleet.report import FleetReport, Status, TargetReport
+from clmodes.fleet.targets import Target, plan
+
+log = logging.getLogger("clmodes")
+RETRIES = 1  # a lost task runs again once, on another node with the same device
+
+
+@dataclasses.dataclass
+class _Attempt:
+    target: Target
+    report: TargetReport
+    node: Node
+    tried: list[str]
+
+
+def warm(workload: str, out: str, address: str | None = None, per: str = "exact", *,
+         allow_partial: bool = False, force: bool = False,
+         runtime_env: dict[str, Any] | None = None,
+         progress: TextIO | None = None) -> FleetReport:
+    """Warm `workload` ("module:function", importable on every node) once per distinct
+    device fingerprint of the cluster at `address`; merge the bundles into `out`.
+
+    `runtime_env` is Ray's (`{"working_dir": "."}` or `{"py_modules": [...]}` ships the
+    workload's code to the nodes). Returns the report; raises `FleetError` (no Ray, no
+    cluster, no device anywhere) or `BundleError` (OUT refused) before any warm runs."""
+    if ":" not in workload:
+        raise FleetError(f"expected MODULE:FUNCTION, got {workload!r}")
+    assembly.check_output(out, force)
+    with connected(address, runtime_env) as ray:
+        found = discover(ray)
+        targets = plan(found, per)
+        if not targets:
+            raise FleetError("no OpenCL device on any node of the cluster")
+        report = FleetReport(workload, str(out), per,
+                             [TargetReport(t.fingerprint, t.device) for t in targets])
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="clmodes-fleet-") as directory:
+            parts = _run(ray, workload, targets, report, Path(directory), FleetProgress(progress))
+            _write(report, parts, allow_partial, force)
+        report.seconds = time.perf_counter() - started
+    return report
+
+
+def _run(ray: Any, workload: str, targets: list[Target], report: FleetReport,
+         directory: Path, progress: FleetProgress) -> list[Path]:
+    remote = ray.remote(max_retries=0)(tasks.warm_target)
+    pending: dict[Any, _Attempt] = {}
+
+    def submit(target: Target, entry: TargetReport, node: Node, tried: list[str]) -> None:
+        device = next(d for n, d in target.places if n == node)
+        ref = remote.options(scheduling_strategy=pinned(ray, node), num_cpus=cpus_for(node),
+                             ).remote(workload, device.index)
+        entry.node, entry.device = node.name, device.label
+        entry.attempts.append(node.name)
+        pending[ref] = _Attempt(target, entry, node, tried + [node.node_id])
+
+    for target, entry in zip(targets, report.targets):
+        submit(target, entry, target.places[0][0], [])
+    parts: list[Path] = []
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=TICK)
+            progress.draw(report.targets)
+            for ref in ready:
+                attempt = pending.pop(ref)
+                retry = _collect(ray, ref, attempt, directory, parts, per=report.per)
+                if retry is not None:
+                    submit(attempt.target, attempt.report, retry, attempt.tried)
+    finally:
+        for ref in pending:  # only on an interrupt: do not leave jobs running
+            ray.cancel(ref, force=True)
+        progress.close()
+    return parts
+
+
+def _collect(ray: Any, ref: Any, attempt: _Attempt, directory: Path, parts: list[Path],
+             per: str) -> Node | None:
+    """Record one finished task; the node to retry it on, if it was lost and may be."""
+    entry = attempt.report
+    try:
+        result = ray.get(ref)
+    except ray.exceptions.RayTaskError as error:  # the task's own code raised on the node
+        _fail(entry, _first_line(error))
+        return None
+    except ray.exceptions.RayError as error:  # the node, its raylet or the worker died
+        log.warning("fleet: %s on %s lost (%s)", entry.fingerprint, attempt.node.name,
+                    type(error).__name__)
+        retry = _retry_node(ray, attempt)
+        if retry is None:
+            entry.status = Status.LOST
+        return retry
+    entry.seconds = float(result.get("seconds", 0.0))
+    if result.get("status") != "ok":
+        _fail(entry, str(result.get("line", "no reason given")))
+        return None
+    try:
+        name = f"{len(parts)}.clmodes"
+        parts.append(assembly.accept(directory, name, result["bundle"], entry.fingerprint, per))
+    except BundleError as error:
+        _fail(entry, f"bundle rejected: {error}")
+        return None
+    entry.status = Status.OK
+    entry.kernels_compiled = int(result.get("kernels_compiled", 0))
+    entry.keys_tuned = int(result.get("keys_tuned", 0))
+    return None
+
+
+def _retry_node(ray: Any, attempt: _Attempt) -> Node | None:
+    if len(attempt.tried) > RETRIES:
+        return None
+    alive = {node.node_id for node in alive_nodes(ray)}
+    for node, _ in attempt.target.places:
+        if node.node_id not in attempt.tried and node.node_id in alive:
+            return node
+    return None
+
+
+def _fail(entry: TargetReport, line: str) -> None:
+    entry.status, entry.line = Status.FAILED, line
+
+
+def _first_line(error: BaseException) -> str:
+    cause = getattr(error, "cause", None)
+    shown = cause if isinstance(cause, BaseException) else error
+    text = f"{type(shown).__name__}: {shown}".strip()
+    return text.splitlines()[0]
+
+
+def _write(report: FleetReport, parts: list[Path], allow_partial: bool, force: bool) -> None:
+    if not parts or not (report.complete or allow_partial):
+        return
+    report.manifest = assembly.write_merged(report.out, parts, force)
+    report.written = True

@@ -1,0 +1,77 @@
+"""What runs on a node. Each job is a fresh Python process started by the Ray task.
+
+Why a process and not the Ray worker itself: clmodes keeps process-wide state (the
+store, the clients, the selected device), and Ray reuses its workers; a fresh process
+per job gets exactly the node's OpenCL runtimes, its own store in a fresh temporary
+directory (never the node's user store) and `CLMODES_DEVICE`, and nothing of a previous
+job. The workload's failure is a value returned (status and its last line), never an
+exception raised through Ray, so that the driver can tell "the workload failed" from
+"the node died" (Ray's system errors).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+BUNDLE_NAME = "target.clmodes"
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output)"
+
+
+def discover() -> dict[str, Any]:
+    """This node's OpenCL devices, as `clmodes devices --json` lists them here."""
+    done = subprocess.run([sys.executable, "-m", "clmodes", "devices", "--json"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        return {"devices": [], "error": _last_line(done.stderr)}
+    try:
+        return {"devices": json.loads(done.stdout), "error": None}
+    except ValueError:
+        return {"devices": [], "error": f"unreadable device list: {_last_line(done.stdout)}"}
+
+
+def warm_target(workload: str, device_index: int) -> dict[str, Any]:
+    """Warm `workload` on this node's device `device_index` into a fresh store, export it.
+
+    Returns the job's report (`status` "ok" with `bundle` bytes, or "failed" with `line`,
+    the failure's last line) and the seconds the job took here."""
+    started = time.perf_counter()
+    directory = tempfile.mkdtemp(prefix="clmodes-fleet-")
+    try:
+        env = {**os.environ, "CLMODES_CACHE_DIR": os.path.join(directory, "store"),
+               "CLMODES_DEVICE": str(device_index),
+               "CLMODES_FLEET_PARENT": str(os.getpid())}
+        bundle = os.path.join(directory, BUNDLE_NAME)
+        done = subprocess.run([sys.executable, "-m", "clmodes.fleet.node_warm", workload, bundle],
+                              capture_output=True, text=True, env=env)
+        report = _report(done)
+        if report["status"] == "ok":
+            with open(bundle, "rb") as stream:
+                report["bundle"] = stream.read()
+        report["seconds"] = time.perf_counter() - started
+        return report
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _report(done: subprocess.CompletedProcess) -> dict[str, Any]:
+    last = (done.stdout.strip().splitlines() or [""])[-1]
+    try:
+        report = json.loads(last)
+    except ValueError:
+        report = None
+    if not isinstance(report, dict):
+        # The process died before it could say (a crash in a driver, a kill).
+        why = _last_line(done.stderr) if done.stderr.strip() else f"exit status {done.returncode}"
+        return {"status": "failed", "line": why}
+    return report

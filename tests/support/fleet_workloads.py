@@ -1,0 +1,53 @@
+"""Workloads the fleet tests warm on every node (the nodes import them from this tree).
+
+`CLMODES_FLEET_TEST_MARKERS` (set on every node of the test cluster) is a directory the
+hanging workload marks, so that the test knows when, and on which node, to kill.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import clmodes
+from support import tunables
+
+HANG_SECONDS = 300
+
+
+TINY = tunables.make_tunable("tests.fleet.tiny")
+
+
+def small() -> dict:
+    """Thirteen kernels and one tuned key (`support.tunables.workload`)."""
+    return tunables.workload()
+
+
+def tiny() -> None:
+    """One tuned key (three candidates, one batch build): for the fault tests, where what
+    is warmed matters less than how the fleet reports it, on a loaded 2-core machine."""
+    stream = clmodes.client().stream()
+    out, x = tunables.buffers(stream, 1024)
+    TINY(stream, out, x, 1024)
+
+
+def _on_intel() -> bool:
+    return clmodes.client().device.fingerprint.vendor == "Intel"
+
+
+def raises_on_intel() -> None:
+    if _on_intel():
+        raise RuntimeError("refused on Intel on purpose")
+    tiny()
+
+
+def hangs_on_intel_once() -> None:
+    """On Intel, the first time in a run: mark `<markers>/<node>` and wait to be killed.
+    A later attempt (the retry, on another node) finds a mark and warms as usual."""
+    markers = Path(os.environ["CLMODES_FLEET_TEST_MARKERS"])
+    if _on_intel() and not any(markers.iterdir()):
+        (markers / os.environ["CLMODES_FLEET_TEST_NODE"]).write_text(str(os.getpid()))
+        time.sleep(HANG_SECONDS)
+        raise RuntimeError("was not killed")
+    tiny()
