@@ -41,7 +41,7 @@ def run_fleet_warm(args: argparse.Namespace) -> int:
         report = fleet.warm(args.workload, args.out, args.address, args.per,
                             allow_partial=args.allow_partial, force=args.force,
                             runtime_env=runtime_env,
-                            progress=None if args.json else sys.stderr)
+                            progress=None if args.json else sys.stderr, sign=args.sign)
     emit(args.json, report.as_dict(), fleet_warm_text)
     return report.exit_status
 

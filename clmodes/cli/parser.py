@@ -34,6 +34,9 @@ ENVIRONMENT = (
     ("CLMODES_CACHE_DIR", "the store's folder (default: the user cache dir)"),
     ("CLMODES_LOG", "the clmodes logger's level: debug, info, warning (default), error"),
     ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),
+    ("CLMODES_CONFIG_DIR", "the config folder, holding trusted-keys/ (default: the user config dir)"),
+    ("CLMODES_TRUSTED_KEYS", "public key files trusted at bundle import, os.pathsep-separated"),
+    ("CLMODES_FLEET_PARENT", "set by clmodes fleet on its node processes (internal)"),
     ("PYOPENCL_BUILD_OPTIONS", "pyopencl's extra build options (batching reads them too)"),
     ("KERNELS_CL_BATCH", "kernels_cl workloads: MLP rows, attention sequences (64, 2)"),
     ("KERNELS_CL_HIDDEN", "kernels_cl workloads: hidden width (mlp 128, attention 64)"),
@@ -199,5 +202,6 @@ def _add_fleet(verbs: SubParsers) -> None:
     warm.add_argument("--allow-partial", action="store_true",
                       help="write OUT from the targets that succeeded (exit status 3)")
     warm.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    _add_sign(warm)
     warm.add_argument("--working-dir", default=None, metavar="DIR",
                       help="ship DIR to the nodes as Ray's runtime_env working_dir")

@@ -47,9 +47,10 @@ def _check_holds(path: Path, manifest: dict[str, Any], fingerprint: str, per: st
     raise BundleError(f"{path}: holds no entries for the target {fingerprint}")
 
 
-def write_merged(out: str | os.PathLike[str], parts: list[Path], force: bool) -> dict[str, Any]:
+def write_merged(out: str | os.PathLike[str], parts: list[Path], force: bool,
+                 sign: str | None = None) -> dict[str, Any]:
     """Merge the verified parts into OUT (atomically); its manifest."""
-    return bundle.merge(out, parts, force=force)
+    return bundle.merge(out, parts, force=force, sign=sign)
 
 
 def check_output(out: str | os.PathLike[str], force: bool) -> None:

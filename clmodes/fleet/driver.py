@@ -50,16 +50,20 @@ class _Attempt:
 def warm(workload: str, out: str, address: str | None = None, per: str = "exact", *,
          allow_partial: bool = False, force: bool = False,
          runtime_env: dict[str, Any] | None = None,
-         progress: TextIO | None = None) -> FleetReport:
+         progress: TextIO | None = None, sign: str | None = None) -> FleetReport:
     """Warm `workload` ("module:function", importable on every node) once per distinct
     device fingerprint of the cluster at `address`; merge the bundles into `out`.
 
     `runtime_env` is Ray's (`{"working_dir": "."}` or `{"py_modules": [...]}` ships the
     workload's code to the nodes). Returns the report; raises `FleetError` (no Ray, no
-    cluster, no device anywhere) or `BundleError` (OUT refused) before any warm runs."""
+    cluster, no device anywhere) or `BundleError` (OUT refused) before any warm runs.
+    `sign`: a private key file (`clmodes bundle keygen`) to sign OUT with: a bundle with
+    binaries is imported only when signed by a key the user trusts."""
     if ":" not in workload:
         raise FleetError(f"expected MODULE:FUNCTION, got {workload!r}")
     assembly.check_output(out, force)
+    if sign is not None and not Path(sign).is_file():
+        raise FleetError(f"{sign}: no such signing key (make one with clmodes bundle keygen)")
     with connected(address, runtime_env) as ray:
         found = discover(ray)
         targets = plan(found, per)
@@ -70,7 +74,7 @@ def warm(workload: str, out: str, address: str | None = None, per: str = "exact"
         started = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="clmodes-fleet-") as directory:
             parts = _run(ray, workload, targets, report, Path(directory), FleetProgress(progress))
-            _write(report, parts, allow_partial, force)
+            _write(report, parts, allow_partial, force, sign)
         report.seconds = time.perf_counter() - started
     return report
 
@@ -160,8 +164,9 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0]
 
 
-def _write(report: FleetReport, parts: list[Path], allow_partial: bool, force: bool) -> None:
+def _write(report: FleetReport, parts: list[Path], allow_partial: bool, force: bool,
+           sign: str | None = None) -> None:
     if not parts or not (report.complete or allow_partial):
         return
-    report.manifest = assembly.write_merged(report.out, parts, force)
+    report.manifest = assembly.write_merged(report.out, parts, force, sign)
     report.written = True

@@ -66,7 +66,9 @@ def test_devices_lists_every_node_grouped_by_exact_fingerprint(cluster):
 
 def test_warm_ships_one_bundle_that_starts_every_runtime_warm(cluster, tmp_path):
     out = tmp_path / "fleet.clmodes"
-    answer = cluster.cli("fleet", "warm", SMALL, "-o", str(out), "--json")
+    key = tmp_path / "release.key"
+    assert run_cli(tmp_path / "keys", "bundle", "keygen", str(key)).returncode == 0
+    answer = cluster.cli("fleet", "warm", SMALL, "-o", str(out), "--json", "--sign", str(key))
     payload = report(answer)
     assert answer["rc"] == 0 and payload["complete"] and payload["written"]
     targets = by_vendor(payload)
@@ -83,7 +85,7 @@ def test_warm_ships_one_bundle_that_starts_every_runtime_warm(cluster, tmp_path)
     assert {m["match"] for m in inspected["matches"]} == {"exact"}
     for vendor, selector in (("Intel", "intel"), ("PoCL", "portable")):
         store = tmp_path / f"store-{vendor}"
-        imported = run_cli(store, "bundle", "import", str(out))
+        imported = run_cli(store, "bundle", "import", str(out), "--trust", f"{key}.pub")
         assert imported.returncode == 0, imported.stderr
         run = last_json(run_python(RUN_WORKLOAD, store, CLMODES_DEVICE=selector))
         assert run["demo_ok"] and run["tuned_ok"]
