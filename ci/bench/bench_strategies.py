@@ -66,7 +66,7 @@ def run(kinds, budgets, seeds):
     strategies = {
         "random": lambda b, s: RandomSample(b, seed=s),
         "local": lambda b, s: LocalSearch(seed=s),
-        "genetic": lambda b, s: Genetic(seed=s),
+        "genetic/32": lambda b, s: Genetic(seed=s, generation=32),
         "genetic/16": lambda b, s: Genetic(seed=s, generation=16),
     }
     for kind in kinds:

@@ -32,7 +32,7 @@ from typing import Protocol
 from clmodes.tune.space import Config, TuningSpace
 
 Results = Mapping[str, "float | None"]
-DEFAULT_GENERATION = 32
+DEFAULT_GENERATION = 16  # see ARCHITECTURE.md: build time against units per build
 
 
 class Search(Protocol):
