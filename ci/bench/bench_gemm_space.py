@@ -110,23 +110,22 @@ def main() -> None:
     b = cla.to_device(stream.queue, rng.uniform(-1, 1, (n, n)).astype(np.float32))
     out = cla.zeros(stream.queue, (n, n), np.float32)
     print(f"== {stream.device.label}, {n}^3 float32; load {benchlib.loadavg()}", flush=True)
-    rows = []
-    started, before = time.perf_counter(), builds.calls
-    results = candidates_side(stream, out, a, b)
-    rows.append(("matmul candidates", results, time.perf_counter() - started, builds.calls - before))
-    make = {"local": lambda: LocalSearch(seed=args.seed),
-            "random": lambda: RandomSample(args.budget, seed=args.seed)}
-    for name in args.strategies.split(","):
-        started, before = time.perf_counter(), builds.calls
-        results = space_side(stream, make[name](), Budget(configs=args.budget), out, a, b)
-        rows.append((f"GEMM space, {name}", results, time.perf_counter() - started,
-                     builds.calls - before))
-    reference = best(rows[0][1])[0]
     flops = 2 * n ** 3
     print(f"{'side':<22} {'configs':>7} {'best ms':>8} {'GFLOP/s':>8} {'best/cand.':>10} "
-          f"{'wall s':>7} {'builds':>6}  best")
-    for side, results, wall, calls in rows:
+          f"{'wall s':>7} {'builds':>6}  best", flush=True)
+    reference = None
+    make = {"local": lambda: LocalSearch(seed=args.seed),
+            "random": lambda: RandomSample(args.budget, seed=args.seed)}
+    sides = [("matmul candidates", lambda: candidates_side(stream, out, a, b))] + [
+        (f"GEMM space, {name}",
+         lambda name=name: space_side(stream, make[name](), Budget(configs=args.budget), out, a, b))
+        for name in args.strategies.split(",")]
+    for side, run in sides:
+        started, before = time.perf_counter(), builds.calls
+        results = run()
+        wall, calls = time.perf_counter() - started, builds.calls - before
         t, config = best(results)
+        reference = reference or t
         print(f"{side:<22} {len(results):>7} {t * 1e3:>8.3f} {flops / t * 1e-9:>8.1f} "
               f"{t / reference:>10.2f} {wall:>7.1f} {calls:>6}  {config}", flush=True)
     print(f"load after {benchlib.loadavg()}")
