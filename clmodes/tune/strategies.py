@@ -149,10 +149,12 @@ class LocalSearch:
     The first generation is `first` random configs (or, when results were told first,
     none: the best told config is the start). Each later generation is the unmeasured
     neighbours of the best config so far (one step along one parameter's value list,
-    then two steps when no one-step neighbour is left). When none is left the best is a
-    local optimum and the search restarts from a perturbation of it (`perturb` random
-    parameters changed) or, every `random_every`-th restart, from a random config.
-    Ends when the space is exhausted or no unmeasured start can be found.
+    then two steps when no one-step neighbour is left), at most `generation` of them;
+    the centre moves greedily to the fastest of itself and the last generation. When no
+    neighbour is left the centre is a local optimum and the search restarts from `first`
+    perturbations of the best (`perturb` random parameters changed) or, every
+    `random_every`-th restart, from `first` random configs, the fastest of which becomes
+    the next centre. Ends when no unmeasured config can be found.
     """
 
     seed: int = 0
