@@ -148,7 +148,7 @@ class LocalSearch:
 
     The first generation is `first` random configs (or, when results were told first,
     none: the best told config is the start). Each later generation is the unmeasured
-    neighbours of the best config so far (one step along one parameter's value list,
+    neighbours of the centre (at first the best config; one step along one parameter's value list,
     then two steps when no one-step neighbour is left), at most `generation` of them;
     the centre moves greedily to the fastest of itself and the last generation. When no
     neighbour is left the centre is a local optimum and the search restarts from `first`
