@@ -12,7 +12,8 @@ at build). Then `--separate` configs are built one per build (launched without
 queueing). Every measurement uses a fresh salt in the source (nothing is reused) and both
 caches are off; the store is a temporary one. Printed: K, seconds, seconds per config,
 the part until the first launch returned (preprocessing and the batched build) and the
-rest (kernels' first enqueues and runs), and separate-per-config over batched-per-config. Generations trade build time against
+rest (kernels' first enqueues and runs), this process's CPU seconds per config (both
+compilers run in-process), and separate over batched CPU seconds per config. Generations trade build time against
 measurement: a bigger batch is cheaper per config as long as the per-config figure keeps
 falling.
 """
@@ -49,10 +50,11 @@ def salted_launch(stream, config, out, a, b, salt):
                          b.base_data, 0, SIZE, SIZE, SIZE)
 
 
-def batched(stream, configs, arrays) -> tuple[float, float]:
-    """(total seconds, seconds until the first launch returned: the batched build)."""
+def batched(stream, configs, arrays) -> tuple[float, float, float]:
+    """(total seconds, seconds until the first launch returned: the batched build, this
+    process's CPU seconds: less sensitive to other work on a shared machine)."""
     salt = next(_salt)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     with ProcessModeOverride(ProcessMode.COMPILE_ONLY, StatisticsCollector()):
         for config in configs:
             salted_launch(stream, config, *arrays, salt)
@@ -61,15 +63,15 @@ def batched(stream, configs, arrays) -> tuple[float, float]:
         salted_launch(stream, config, *arrays, salt)
         built = built or time.perf_counter() - started
     stream.finish()
-    return time.perf_counter() - started, built
+    return time.perf_counter() - started, built, time.process_time() - cpu
 
 
-def separate(stream, configs, arrays) -> float:
-    started = time.perf_counter()
+def separate(stream, configs, arrays) -> tuple[float, float]:
+    started, cpu = time.perf_counter(), time.process_time()
     for config in configs:
         salted_launch(stream, config, *arrays, next(_salt))
     stream.finish()
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def main() -> None:
@@ -84,19 +86,20 @@ def main() -> None:
     rng = random.Random(args.seed)
     separate(stream, gemm.GEMM_SPACE.sample(rng, 1), arrays)  # warm-up: loads the compiler
     ks = [int(k) for k in args.ks.split(",")]
-    print(f"{'K':>4} {'batched s':>10} {'s/config':>9} {'build s':>8} {'first launches s':>17}",
-          flush=True)
+    print(f"{'K':>4} {'batched s':>10} {'s/config':>9} {'build s':>8} {'first launches s':>17} "
+          f"{'cpu s/config':>13}", flush=True)
     per_config = {}
     for k in ks:
-        seconds, built = batched(stream, gemm.GEMM_SPACE.sample(rng, k), arrays)
-        per_config[k] = seconds / k
-        print(f"{k:>4} {seconds:>10.2f} {seconds / k:>9.3f} {built:>8.2f} {seconds - built:>17.2f}",
-              flush=True)
+        seconds, built, cpu = batched(stream, gemm.GEMM_SPACE.sample(rng, k), arrays)
+        per_config[k] = cpu / k
+        print(f"{k:>4} {seconds:>10.2f} {seconds / k:>9.3f} {built:>8.2f} {seconds - built:>17.2f} "
+              f"{cpu / k:>13.3f}", flush=True)
     if args.separate:
-        seconds = separate(stream, gemm.GEMM_SPACE.sample(rng, args.separate), arrays)
-        each = seconds / args.separate
-        print(f"separate: {args.separate} builds {seconds:.2f} s, {each:.3f} s/config; "
-              + ", ".join(f"separate/batched at K={k}: {each / v:.2f}" for k, v in per_config.items()))
+        seconds, cpu = separate(stream, gemm.GEMM_SPACE.sample(rng, args.separate), arrays)
+        each = cpu / args.separate
+        print(f"separate: {args.separate} builds {seconds:.2f} s, {seconds / args.separate:.3f} "
+              f"s/config, cpu {each:.3f} s/config; "
+              + ", ".join(f"cpu separate/batched at K={k}: {each / v:.2f}" for k, v in per_config.items()))
     print(f"load after {benchlib.loadavg()}")
 
 

@@ -3,7 +3,7 @@
 
     python ci/bench/bench_strategies.py [--seeds 100] [--budgets 32,64,128]
 
-No OpenCL: each seed draws an objective over `kernels_cl.gemm.GEMM_SPACE` (3594 valid
+No OpenCL: each seed draws an objective over `kernels_cl.gemm.GEMM_SPACE` (3954 valid
 configs) and every strategy searches it with `Budget(configs=B)`. Three objective kinds:
 
 - smooth: a product over parameters of ``1 + w * (position - optimum)^2`` (positions
@@ -66,7 +66,7 @@ def run(kinds, budgets, seeds):
     strategies = {
         "random": lambda b, s: RandomSample(b, seed=s),
         "local": lambda b, s: LocalSearch(seed=s),
-        "genetic": lambda b, s: Genetic(seed=s),
+        "genetic/32": lambda b, s: Genetic(seed=s, generation=32),
         "genetic/16": lambda b, s: Genetic(seed=s, generation=16),
     }
     for kind in kinds:

@@ -3,7 +3,8 @@
 Kernel Tuner's convention is a restriction string such as ``"MWG % (MDIMC * VWM) == 0"``
 evaluated with `eval`. A space can come from a file a user hands us, so `eval` is out: the
 string is parsed with `ast` and only a small arithmetic-and-logic grammar is accepted
-(names of the space's parameters, numbers, strings, booleans, ``+ - * / // % **``,
+(names of the space's parameters, numbers, strings, booleans, ``+ - * / // % **`` on
+numbers only (``'x' * 10**12`` would exhaust memory),
 comparisons including chains and ``in``/``not in`` over tuples of constants, ``and``,
 ``or``, ``not``, ``x if c else y``). Anything else (a call, an attribute, a subscript, a
 lambda, a name that is not a parameter) is refused when the space is built, in one line
@@ -156,6 +157,8 @@ class _Compiler:
 
             def power(config: Config) -> Any:
                 base, exponent = left(config), right(config)
+                if isinstance(base, str) or isinstance(exponent, str):
+                    raise RestrictionError(f"restriction {text!r}: arithmetic on a string")
                 if abs(exponent) > MAX_EXPONENT:
                     raise RestrictionError(
                         f"restriction {text!r}: exponent {exponent} exceeds {MAX_EXPONENT}"
@@ -165,7 +168,14 @@ class _Compiler:
         op = _BINARY.get(type(node.op))
         if op is None:
             raise self.refuse(node, f"the operator {type(node.op).__name__}")
-        return lambda config: op(left(config), right(config))
+        text = self.text
+
+        def arithmetic(config: Config) -> Any:
+            a, b = left(config), right(config)
+            if isinstance(a, str) or isinstance(b, str):  # 'x' * 10**12 would exhaust memory
+                raise RestrictionError(f"restriction {text!r}: arithmetic on a string")
+            return op(a, b)
+        return arithmetic
 
     def _BoolOp(self, node: ast.BoolOp) -> Evaluator:
         parts = [self.compile(value) for value in node.values]

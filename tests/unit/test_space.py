@@ -68,6 +68,8 @@ def test_a_restriction_failing_on_a_config_is_named():
         list(space)
     with pytest.raises(RestrictionError, match="exceeds"):
         list(TuningSpace({"A": [2], "B": [10_000]}, ["A ** B > 1"]))
+    with pytest.raises(RestrictionError, match="arithmetic on a string"):
+        list(TuningSpace({"S": ["x"]}, ["S * 100000000000 == 'x'"]))
 
 
 def test_bad_parameters_are_refused():
