@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from clmodes import bundle as bundles
+from clmodes.cli.errors import refuse_read_only
+from clmodes.runtime import default_store
 from clmodes.cli.render import (
     bundle_export_text,
     bundle_import_text,
@@ -23,6 +25,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     """Fill the local store from a bundle; what matched here and what was added."""
+    refuse_read_only(default_store(), "nothing imported")
     emit(args.json, bundles.install(args.file), bundle_import_text)
     return 0
 
