@@ -1,0 +1,69 @@
+"""Buffers their owner released: what a launch must refuse, since nothing else can tell.
+
+The trap: `buffer.release()` frees the OpenCL object at once, but the Python object
+stays, with the same `int_ptr`; passing it to a kernel hands the runtime a dangling
+handle. PoCL and Oclgrind follow it and crash the process (SIGSEGV in the enqueue);
+Intel refuses it (INVALID_MEM_OBJECT) but crashes on `get_info` of it, so even an error
+path cannot ask the buffer anything. pyopencl knows (its `m_valid`) but does not say. So
+clmodes wraps `pyopencl.MemoryObject.release` (once, at import, chaining whatever was
+there) to remember the released objects, and a launch checks its arguments against them:
+one `dict` truthiness test while none is remembered, a C-level `isdisjoint` over the
+arguments' ids while some are.
+
+The objects are held (a strong reference: their ids cannot be reused by a live buffer
+while remembered; they are not weak-referenceable) and forgotten once nothing else holds
+them, swept when the set has doubled since the last sweep, so a program that releases
+buffers in a loop keeps only those it still holds.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import pyopencl as cl
+
+_held: dict[int, object] = {}  # id -> released memory object, while someone else holds it
+_sweep_at = 64
+_HELD_ONLY_HERE = 2  # getrefcount: the dict's reference and the call's argument
+
+
+def among(args: tuple[object, ...]) -> int | None:
+    """The index of the first released buffer among `args`, or None."""
+    if _held and not _held.keys().isdisjoint(map(id, args)):
+        return next(i for i, a in enumerate(args) if id(a) in _held)
+    return None
+
+
+def is_released(value: object) -> bool:
+    return id(value) in _held
+
+
+def _remember(obj: object) -> None:
+    global _sweep_at
+    _held[id(obj)] = obj
+    if len(_held) >= _sweep_at:
+        for key in list(_held):
+            if sys.getrefcount(_held[key]) <= _HELD_ONLY_HERE:
+                del _held[key]
+        _sweep_at = max(64, 2 * len(_held))
+
+
+def _wrapping(release: Callable[[object], None]) -> Callable[[object], None]:
+    def release_and_remember(self: object) -> None:
+        release(self)  # raises on a double release: then nothing changed
+        _remember(self)
+
+    release_and_remember.__doc__ = release.__doc__
+    release_and_remember.clmodes_wrapped = True  # type: ignore[attr-defined]
+    return release_and_remember
+
+
+def install() -> None:
+    """Wrap `pyopencl.MemoryObject.release` (idempotent)."""
+    current = cl.MemoryObject.release
+    if not getattr(current, "clmodes_wrapped", False):
+        cl.MemoryObject.release = _wrapping(current)
+
+
+install()
