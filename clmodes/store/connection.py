@@ -81,6 +81,9 @@ def recover_at_open(path: Path, error: Exception, found: FileIdentity | None) ->
     did) and start a fresh store; a corrupt file that cannot be moved is not used."""
     try:
         move_aside(path, error, found)
+    except OSError as cannot:
+        return fallback(path, f"{error}, and it cannot be moved aside: {cannot}")
+    try:
         return writable(path)
     except sqlite3.DatabaseError as again:
         if is_read_only_error(again) and path.is_file():
@@ -100,7 +103,7 @@ def read_only(path: Path, why: Exception) -> Opened | None:
     return Opened(connection, path, identity(path), reason)
 
 
-def fallback(path: Path, error: Exception) -> None:
+def fallback(path: Path, error: Exception | str) -> None:
     """Warn that this process keeps its results in memory; None, for the caller to return."""
     log.warning(
         "clmodes store %s cannot be used (%s); keeping results in memory for this process",
