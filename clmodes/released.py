@@ -39,6 +39,12 @@ def is_released(value: object) -> bool:
     return id(value) in _held
 
 
+def remembered() -> int:
+    """How many released objects are remembered (those still held elsewhere, and those
+    released since the last sweep)."""
+    return len(_held)
+
+
 def _remember(obj: object) -> None:
     global _sweep_at
     _held[id(obj)] = obj

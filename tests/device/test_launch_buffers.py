@@ -6,8 +6,13 @@ process: a regression would kill it, not pytest."""
 
 import json
 
+import numpy as np
+import pyopencl as cl
 import pytest
 
+import clmodes
+from clmodes import released
+from support import fresh
 from support.subprocesses import run_python
 
 BAD_BUFFERS = """
@@ -77,3 +82,23 @@ def test_bad_buffers_are_refused_with_one_line_and_the_process_survives(client):
     assert "another context" in results["same device, another context"]
     for case in (c for c in results if c.startswith("platform ")):
         assert "another context" in results[case], results[case]
+
+
+def test_released_buffers_are_forgotten_once_nobody_holds_them(stream):
+    """A program that releases buffers in a loop keeps none of them alive in clmodes,
+    and one it still holds stays refused."""
+    kernel = clmodes.Kernel(fresh("__kernel void one(__global int* a) { a[0] = 1; }"), "one")
+    held = cl.Buffer(stream.context, cl.mem_flags.READ_WRITE, 64)
+    held.release()
+    before = released.remembered()
+    for _ in range(500):
+        cl.Buffer(stream.context, cl.mem_flags.READ_WRITE, 64).release()
+    assert released.remembered() < before + 128
+    assert released.is_released(held)
+    with pytest.raises(clmodes.KernelLaunchError, match=r"'one'.*argument 0 \(int\* a\).*released"):
+        stream.launch(kernel, 1, None, held)
+    live = cl.Buffer(stream.context, cl.mem_flags.READ_WRITE, 64)
+    stream.launch(kernel, 1, None, live)
+    got = np.zeros(1, np.int32)
+    cl.enqueue_copy(stream.queue, got, live)
+    assert got[0] == 1
