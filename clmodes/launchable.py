@@ -112,7 +112,10 @@ class Launchable:
     per_thread: dict[int, cl.Kernel] = dataclasses.field(default_factory=dict)
     # Buffers of other contexts crash runtimes that do not check handles (see
     # `_guards_buffers`): there, the pointer arguments' buffers are checked against the
-    # ones already seen in this context (int_ptr), a new one once (its context).
+    # ones already seen in this context (int_ptr), a new one once (its context). An
+    # address is forgotten when its buffer is released; one freed by garbage collection
+    # is not seen (pyopencl frees it in C++), so a buffer of another context made at
+    # that very address is trusted: the one case left unchecked.
     context: cl.Context | None = None
     buffer_slots: tuple[int, ...] | None = None  # None: no check (the runtime refuses them)
     known_buffers: set[int] = dataclasses.field(default_factory=set)
@@ -144,7 +147,14 @@ class Launchable:
         launchable = cls(name, label, program, entry, num_args, infos, dtypes,
                          unresolved, context=program.context, buffer_slots=slots)
         launchable._adopt(first)
+        if slots is not None:
+            released.watch(launchable)
         return launchable
+
+    def forget_buffer(self, int_ptr: int) -> None:
+        """A buffer at this address was released: the next one there may be any
+        context's, so it is checked again."""
+        self.known_buffers.discard(int_ptr)
 
     def _adopt(self, kernel: cl.Kernel) -> cl.Kernel:
         if self.dtypes is not None:

@@ -19,10 +19,17 @@ buffers in a loop keeps only those it still holds.
 from __future__ import annotations
 
 import sys
+import weakref
 from collections.abc import Callable
+from typing import Protocol
 
 import pyopencl as cl
 
+class Watcher(Protocol):
+    def forget_buffer(self, int_ptr: int) -> None: ...
+
+
+_watchers: "weakref.WeakSet[Watcher]" = weakref.WeakSet()  # told each released address
 _held: dict[int, object] = {}  # id -> released memory object, while someone else holds it
 _sweep_at = 64
 _HELD_ONLY_HERE = 2  # getrefcount: the dict's reference and the call's argument
@@ -37,6 +44,12 @@ def among(args: tuple[object, ...]) -> int | None:
 
 def is_released(value: object) -> bool:
     return id(value) in _held
+
+
+def watch(watcher: Watcher) -> None:
+    """Tell `watcher` the address of every buffer released from now on (the address may
+    be reused by the next buffer made, of any context)."""
+    _watchers.add(watcher)
 
 
 def remembered() -> int:
@@ -57,8 +70,12 @@ def _remember(obj: object) -> None:
 
 def _wrapping(release: Callable[[object], None]) -> Callable[[object], None]:
     def release_and_remember(self: object) -> None:
+        address = getattr(self, "int_ptr", None)
         release(self)  # raises on a double release: then nothing changed
         _remember(self)
+        if address is not None:
+            for watcher in list(_watchers):
+                watcher.forget_buffer(address)
 
     release_and_remember.__doc__ = release.__doc__
     release_and_remember.clmodes_wrapped = True  # type: ignore[attr-defined]

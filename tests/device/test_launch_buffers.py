@@ -47,8 +47,12 @@ view = array[16:]  # a sub-buffer of a released buffer would crash before any la
 array.base_data.release()
 results["array of a released buffer"] = launch(array)
 results["view of a released buffer"] = launch(view)
-results["same device, another context"] = launch(
-    cl.Buffer(cl.Context([client.device.cl_device]), mf.READ_WRITE, 256))
+other_context = cl.Context([client.device.cl_device])
+results["same device, another context"] = launch(cl.Buffer(other_context, mf.READ_WRITE, 256))
+seen = cl.Buffer(client.context, mf.READ_WRITE, 256)
+launch(seen)
+seen.release()  # the next buffer may be made at its address: it is checked again
+results["another context after a release"] = launch(cl.Buffer(other_context, mf.READ_WRITE, 256))
 others = [d for d in clmodes.devices() if d.platform_name != client.device.platform_name]
 keep = []
 for other in others[:2]:
@@ -80,6 +84,7 @@ def test_bad_buffers_are_refused_with_one_line_and_the_process_survives(client):
                  "view of a released buffer"):
         assert "was released" in results[case], results[case]
     assert "another context" in results["same device, another context"]
+    assert "another context" in results["another context after a release"]
     for case in (c for c in results if c.startswith("platform ")):
         assert "another context" in results[case], results[case]
 
