@@ -22,6 +22,7 @@ import pyopencl as cl
 import pyopencl.array as cla
 
 from clmodes import released
+from clmodes.released import RELEASED
 from clmodes.errors import KernelLaunchError
 from clmodes.kernel import RENAMED
 
@@ -182,10 +183,19 @@ class Launchable:
         if kernel is None:
             kernel = self._adopt(cl.Kernel(self.program, self.entry))
         # What would crash the process instead of failing: a released buffer (one dict
-        # test while none is), a buffer of another context where the runtime follows it.
-        if released.among(args) is not None or (
-                self.buffer_slots is not None and not self._seen_buffers(args)):
+        # test while none is), a buffer of another context where the runtime follows it
+        # (per pointer argument: a class test and a set lookup). Inline: a call costs
+        # more than the checks.
+        if RELEASED and not RELEASED.keys().isdisjoint(map(id, args)):
             self._refuse_buffers(args)
+        slots = self.buffer_slots
+        if slots is not None:
+            known = self.known_buffers
+            for i in slots:
+                value = args[i]
+                if value.__class__ is not _BUFFER or value.int_ptr not in known:
+                    self._refuse_buffers(args)  # a new buffer, local memory, an image...
+                    break
         try:
             return kernel(queue, global_size, local_size, *args)
         except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError) as error:
@@ -207,20 +217,6 @@ class Launchable:
                 except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError):
                     pass
             raise KernelLaunchError(self._explain(error, args)) from error
-
-    def _seen_buffers(self, args: tuple[object, ...]) -> bool:
-        """Is every pointer argument a plain buffer already seen in this context? (The
-        hot path: an identity test and a set lookup per pointer argument.)"""
-        known = self.known_buffers
-        for i in self.buffer_slots:  # type: ignore[union-attr]
-            value = args[i]
-            kind = value.__class__
-            if kind is cl.Buffer:
-                if value.int_ptr not in known:
-                    return False
-            elif kind is not cl.LocalMemory:
-                return False  # an image, an array, a mistake: the slower check
-        return True
 
     def _refuse_buffers(self, args: tuple[object, ...]) -> None:
         """Raise for a released buffer or one of another context; remember the buffers
@@ -310,6 +306,7 @@ class Launchable:
         return f"{head}{error}"
 
 
+_BUFFER = cl.Buffer
 _KNOWN_BUFFERS = 4096  # buffers remembered per kernel; past that, seen ones are checked again
 
 

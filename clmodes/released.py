@@ -8,7 +8,7 @@ path cannot ask the buffer anything. pyopencl knows (its `m_valid`) but does not
 clmodes wraps `pyopencl.MemoryObject.release` (once, at import, chaining whatever was
 there) to remember the released objects, and a launch checks its arguments against them:
 one `dict` truthiness test while none is remembered, a C-level `isdisjoint` over the
-arguments' ids while some are.
+arguments' ids while some are (inline in `Launchable.enqueue`).
 
 The objects are held (a strong reference: their ids cannot be reused by a live buffer
 while remembered; they are not weak-referenceable) and forgotten once nothing else holds
@@ -25,25 +25,21 @@ from typing import Protocol
 
 import pyopencl as cl
 
+
 class Watcher(Protocol):
     def forget_buffer(self, int_ptr: int) -> None: ...
 
 
 _watchers: "weakref.WeakSet[Watcher]" = weakref.WeakSet()  # told each released address
-_held: dict[int, object] = {}  # id -> released memory object, while someone else holds it
+# id -> released memory object, while someone else holds it. Public so that the launch
+# path can test it inline (`if RELEASED and ...`): a function call costs more than that.
+RELEASED: dict[int, object] = {}
 _sweep_at = 64
 _HELD_ONLY_HERE = 2  # getrefcount: the dict's reference and the call's argument
 
 
-def among(args: tuple[object, ...]) -> int | None:
-    """The index of the first released buffer among `args`, or None."""
-    if _held and not _held.keys().isdisjoint(map(id, args)):
-        return next(i for i, a in enumerate(args) if id(a) in _held)
-    return None
-
-
 def is_released(value: object) -> bool:
-    return id(value) in _held
+    return id(value) in RELEASED
 
 
 def watch(watcher: Watcher) -> None:
@@ -55,17 +51,17 @@ def watch(watcher: Watcher) -> None:
 def remembered() -> int:
     """How many released objects are remembered (those still held elsewhere, and those
     released since the last sweep)."""
-    return len(_held)
+    return len(RELEASED)
 
 
 def _remember(obj: object) -> None:
     global _sweep_at
-    _held[id(obj)] = obj
-    if len(_held) >= _sweep_at:
-        for key in list(_held):
-            if sys.getrefcount(_held[key]) <= _HELD_ONLY_HERE:
-                del _held[key]
-        _sweep_at = max(64, 2 * len(_held))
+    RELEASED[id(obj)] = obj
+    if len(RELEASED) >= _sweep_at:
+        for key in list(RELEASED):
+            if sys.getrefcount(RELEASED[key]) <= _HELD_ONLY_HERE:
+                del RELEASED[key]
+        _sweep_at = max(64, 2 * len(RELEASED))
 
 
 def _wrapping(release: Callable[[object], None]) -> Callable[[object], None]:
