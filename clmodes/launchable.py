@@ -193,9 +193,14 @@ class Launchable:
             known = self.known_buffers
             for i in slots:
                 value = args[i]
-                if value.__class__ is not _BUFFER or value.int_ptr not in known:
-                    self._refuse_buffers(args)  # a new buffer, local memory, an image...
-                    break
+                kind = value.__class__
+                if kind is _BUFFER:
+                    if value.int_ptr in known:
+                        continue
+                elif kind is _LOCAL:
+                    continue
+                self._refuse_buffers(args)  # a new buffer, an image, an array, a mistake
+                break
         try:
             return kernel(queue, global_size, local_size, *args)
         except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError) as error:
@@ -306,7 +311,7 @@ class Launchable:
         return f"{head}{error}"
 
 
-_BUFFER = cl.Buffer
+_BUFFER, _LOCAL = cl.Buffer, cl.LocalMemory
 _KNOWN_BUFFERS = 4096  # buffers remembered per kernel; past that, seen ones are checked again
 
 

@@ -11,7 +11,6 @@ Oclgrind); on Intel's they are off already and both clmodes sides are the same c
 
 from __future__ import annotations
 
-import gc
 import statistics
 import sys
 from pathlib import Path
@@ -21,11 +20,8 @@ import benchlib  # noqa: E402
 
 benchlib.cold_caches(force=False)
 
-import pyopencl as cl  # noqa: E402
-
 import clmodes  # noqa: E402
-from benchlib import rotated, timed  # noqa: E402
-from launch_paths import make_sides, warm_up  # noqa: E402
+from launch_paths import interleaved, make_sides, warm_up  # noqa: E402
 
 
 def measure(sides, launchable, rounds: int, per_round: int, gated: bool) -> dict[str, list[float]]:
@@ -43,19 +39,10 @@ def measure(sides, launchable, rounds: int, per_round: int, gated: bool) -> dict
             launchable.buffer_slots = guarded_slots
 
     times: dict[str, list[float]] = {"checked": [], "unchecked": [], "pyopencl": []}
-    order = (("checked", checked, sides.stream.queue), ("unchecked", unchecked, sides.stream.queue),
-             ("pyopencl", sides.direct, sides.queue))
-    for r in range(rounds):
-        for name, fn, queue in rotated(order, r):
-            gate = None
-            if gated:
-                gate = cl.UserEvent(sides.ctx)
-                cl.enqueue_marker(queue, wait_for=[gate])
-            times[name].append(timed(fn, per_round))
-            if gate is not None:
-                gate.set_status(cl.command_execution_status.COMPLETE)
-            queue.finish()
-        gc.collect()
+    order = ((checked, sides.stream.queue, times["checked"]),
+             (unchecked, sides.stream.queue, times["unchecked"]),
+             (sides.direct, sides.queue, times["pyopencl"]))
+    interleaved(sides.ctx, order, rounds, per_round, gated)
     return times
 
 
