@@ -150,3 +150,27 @@ def test_two_processes_meeting_the_same_corruption_move_it_once(tmp_path):
     assert fresh.execute("PRAGMA quick_check").fetchall() == [("ok",)]
     keys = {k for (k,) in fresh.execute("SELECT tune_key FROM tune")}
     assert keys == {"p0", "p1"}  # neither process's write was lost or moved away
+
+
+WRITE_READ_ONLY = """
+import json, sys
+from clmodes.store import Store
+store = Store(sys.argv[1])
+before = store.count("tune")
+store.put_tune("model", "t", "new key", "c", {"winner": "mine"})
+print(json.dumps({"read_only": store.read_only, "reason": store.read_only_reason,
+                  "before": before, "after": store.count("tune"),
+                  "mine": store.get_tune("model", "t", "new key", "c")}))
+"""
+
+
+def test_writes_to_a_store_mounted_read_only_stay_in_this_process(tmp_path, read_only_mounts):
+    filled_store(tmp_path)  # closed cleanly: no -wal or -shm, so it opens immutable
+    before = digests(tmp_path)
+    out = run_read_only(tmp_path, sys.executable, "-c", WRITE_READ_ONLY, str(tmp_path))
+    report = last_json(out)
+    assert report["read_only"] and "immutable" in report["reason"]
+    assert report["before"] == 1 and report["after"] == 2
+    assert report["mine"] == {"winner": "mine"}
+    assert "write failed" not in out.stderr and out.stderr.count("is read-only") == 1
+    assert digests(tmp_path) == before
