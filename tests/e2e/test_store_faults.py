@@ -6,6 +6,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -174,3 +175,30 @@ def test_writes_to_a_store_mounted_read_only_stay_in_this_process(tmp_path, read
     assert report["mine"] == {"winner": "mine"}
     assert "write failed" not in out.stderr and out.stderr.count("is read-only") == 1
     assert digests(tmp_path) == before
+
+
+OPEN_AT_ONCE = """
+import json, sys, time
+from clmodes.store import Store
+while time.time() < float(sys.argv[2]):
+    pass
+store = Store(sys.argv[1])
+store.put_tune("model", "t", sys.argv[3], "c", {"winner": sys.argv[3]})
+print(json.dumps({"memory": store.in_memory}))
+"""
+
+
+def test_processes_opening_a_corrupt_store_at_once_move_it_once(tmp_path):
+    (tmp_path / FILENAME).write_bytes(b"this is not an SQLite database" * 200)
+    start = str(time.time() + 1.5)
+    procs = [subprocess.Popen([sys.executable, "-c", OPEN_AT_ONCE, str(tmp_path), start, f"p{i}"],
+                              env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for i in range(4)]
+    outputs = [proc.communicate(timeout=120) for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs), [err for _, err in outputs]
+    assert not any(json.loads(out.strip().splitlines()[-1])["memory"] for out, _ in outputs)
+    (aside,) = aside_files(tmp_path)
+    assert aside.read_bytes().startswith(b"this is not")
+    assert sum("moved aside to" in err for _, err in outputs) == 1
+    keys = {k for (k,) in sqlite3.connect(tmp_path / FILENAME).execute("SELECT tune_key FROM tune")}
+    assert keys == {"p0", "p1", "p2", "p3"}  # nobody's fresh store was moved away
