@@ -21,6 +21,8 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
+from clmodes import released
+from clmodes.released import RELEASED
 from clmodes.errors import KernelLaunchError
 from clmodes.kernel import RENAMED
 
@@ -109,6 +111,15 @@ class Launchable:
     dtypes: list[object] | None
     unresolved: tuple[int, ...] = ()  # scalar arguments whose typedef is not resolved
     per_thread: dict[int, cl.Kernel] = dataclasses.field(default_factory=dict)
+    # Buffers of other contexts crash runtimes that do not check handles (see
+    # `_guards_buffers`): there, the pointer arguments' buffers are checked against the
+    # ones already seen in this context (int_ptr), a new one once (its context). An
+    # address is forgotten when its buffer is released; one freed by garbage collection
+    # is not seen (pyopencl frees it in C++), so a buffer of another context made at
+    # that very address is trusted: the one case left unchecked.
+    context: cl.Context | None = None
+    buffer_slots: tuple[int, ...] | None = None  # None: no check (the runtime refuses them)
+    known_buffers: set[int] = dataclasses.field(default_factory=set)
 
     @classmethod
     def create(
@@ -131,10 +142,20 @@ class Launchable:
         unresolved = () if infos is None else tuple(
             i for i, a in enumerate(infos) if not a.pointer and not a.resolved
         )
-        launchable = cls(name, label, program, entry, int(first.num_args), infos, dtypes,
-                         unresolved)
+        num_args = int(first.num_args)
+        slots = None if not _guards_buffers(device) else tuple(
+            i for i in range(num_args) if infos is None or infos[i].pointer)
+        launchable = cls(name, label, program, entry, num_args, infos, dtypes,
+                         unresolved, context=program.context, buffer_slots=slots)
         launchable._adopt(first)
+        if slots is not None:
+            released.watch(launchable)
         return launchable
+
+    def forget_buffer(self, int_ptr: int) -> None:
+        """A buffer at this address was released: the next one there may be any
+        context's, so it is checked again."""
+        self.known_buffers.discard(int_ptr)
 
     def _adopt(self, kernel: cl.Kernel) -> cl.Kernel:
         if self.dtypes is not None:
@@ -161,10 +182,31 @@ class Launchable:
         kernel = self.per_thread.get(threading.get_ident())
         if kernel is None:
             kernel = self._adopt(cl.Kernel(self.program, self.entry))
+        # What would crash the process instead of failing: a released buffer (one dict
+        # test while none is), a buffer of another context where the runtime follows it
+        # (per pointer argument: a class test and a set lookup). Inline: a call costs
+        # more than the checks.
+        if RELEASED and not RELEASED.keys().isdisjoint(map(id, args)):
+            self._refuse_buffers(args)
+        slots = self.buffer_slots
+        if slots is not None:
+            known = self.known_buffers
+            for i in slots:
+                value = args[i]
+                kind = value.__class__
+                if kind is _BUFFER:
+                    if value.int_ptr in known:
+                        continue
+                elif kind is _LOCAL:
+                    continue
+                self._refuse_buffers(args)  # a new buffer, an image, an array, a mistake
+                break
         try:
             return kernel(queue, global_size, local_size, *args)
         except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError) as error:
-            # Only now, off the hot path: `pyopencl.array.Array`s where buffers belong.
+            # Only now, off the hot path: `pyopencl.array.Array`s where buffers belong
+            # (an array's released buffer refused first: a sub-buffer of it would crash).
+            self._refuse_buffers(args)
             try:
                 converted = _with_buffers(args)
             except cl.Error as refused:
@@ -174,11 +216,59 @@ class Launchable:
                     f"({str(refused).split(': ')[-1]}); pass a copy or an aligned view"
                 ) from error
             if converted is not None:
+                self._refuse_buffers(converted)
                 try:
                     return kernel(queue, global_size, local_size, *converted)
                 except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError):
                     pass
             raise KernelLaunchError(self._explain(error, args)) from error
+
+    def _refuse_buffers(self, args: tuple[object, ...]) -> None:
+        """Raise for a released buffer or one of another context; remember the buffers
+        found to be this context's. Never asks a released buffer anything: that alone
+        crashes some runtimes."""
+        problem = self._buffer_problem(args)
+        if problem:
+            raise KernelLaunchError(problem)
+
+    def _buffer_problem(self, args: tuple[object, ...]) -> str | None:
+        for i, passed in enumerate(args):
+            value = passed.base_data if isinstance(passed, cla.Array) else passed
+            if not isinstance(value, cl.MemoryObjectHolder):
+                continue
+            if released.is_released(value):
+                return self._argument_problem(
+                    i, passed, "was released (its .release() was called) before this launch")
+            if value.int_ptr in self.known_buffers:
+                continue
+            other = self._other_context(value)
+            if other:
+                return self._argument_problem(
+                    i, passed, f"belongs to another context ({other}), not this stream's; "
+                    "create it in the stream's context (client.context)")
+            if len(self.known_buffers) >= _KNOWN_BUFFERS:
+                self.known_buffers.clear()
+            self.known_buffers.add(value.int_ptr)
+        return None
+
+    def _other_context(self, value: cl.MemoryObjectHolder) -> str | None:
+        """Where a memory object of another context lives, in words; None if it is this
+        kernel's. Its context is asked of the runtime that made it (the ICD loader
+        dispatches on the object), which is safe for a live object of any platform."""
+        try:
+            context = value.context
+        except cl.Error as error:  # Intel: a context whose last Python handle is gone
+            return f"one that cannot be inspected: {str(error).splitlines()[0]}"
+        if self.context is None or context == self.context:
+            return None
+        return "on " + ", ".join(d.name.strip() for d in context.devices)
+
+    def _argument_problem(self, index: int, value: object, problem: str) -> str:
+        head = f"kernel {self.name!r} on {self.device_label}: argument {index}"
+        if self.args is not None and index < len(self.args):
+            info = self.args[index]
+            head += f" ({info.type_name} {info.name})"
+        return f"{head}: the {type(value).__name__} passed {problem}"
 
     def _unresolved_problem(self, args: tuple[object, ...]) -> str | None:
         """A Python number for a type nobody could resolve: its dtype slot is None, so
@@ -200,6 +290,9 @@ class Launchable:
 
     def _explain(self, error: Exception, args: tuple[object, ...]) -> str:
         head = f"kernel {self.name!r} on {self.device_label}: "
+        buffers = self._buffer_problem(args)  # where the runtime refused them itself
+        if buffers:
+            return buffers
         unresolved = self._unresolved_problem(args) if self.unresolved else None
         if unresolved:
             return head + unresolved
@@ -216,6 +309,18 @@ class Launchable:
                 if problem:
                     return f"{head}argument {i} ({info.type_name} {info.name}) {problem}"
         return f"{head}{error}"
+
+
+_BUFFER, _LOCAL = cl.Buffer, cl.LocalMemory
+_KNOWN_BUFFERS = 4096  # buffers remembered per kernel; past that, seen ones are checked again
+
+
+def _guards_buffers(device: cl.Device) -> bool:
+    """Does a launch on `device` need its buffers checked before the runtime sees them?
+    Intel's CPU runtime validates handles (INVALID_MEM_OBJECT, which the error path
+    explains); PoCL and Oclgrind follow a foreign handle and crash, and a runtime not
+    tried is assumed to."""
+    return "Intel(R) OpenCL" not in device.platform.name
 
 
 def _with_buffers(args: tuple[object, ...]) -> tuple[object, ...] | None:

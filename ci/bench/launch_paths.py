@@ -107,18 +107,24 @@ def measure(sides: Sides, rounds: int, per_round: int,
     clm_times: list[float] = []
     pcl_times: list[float] = []
     order = ((sides.clm, sides.stream.queue, clm_times), (sides.direct, sides.queue, pcl_times))
+    interleaved(sides.ctx, order, rounds, per_round, gated)
+    return clm_times, pcl_times
+
+
+def interleaved(ctx: cl.Context, order, rounds: int, per_round: int, gated: bool) -> None:
+    """Time each (launch function, its queue, the list its round times go to) per round,
+    the order rotating; gated: each queue held by a marker on a user event meanwhile."""
     for r in range(rounds):
         for fn, q, out in rotated(order, r):
             gate = None
             if gated:
-                gate = cl.UserEvent(sides.ctx)
+                gate = cl.UserEvent(ctx)
                 cl.enqueue_marker(q, wait_for=[gate])
             out.append(timed(fn, per_round))
             if gate is not None:
                 gate.set_status(cl.command_execution_status.COMPLETE)
             q.finish()
         gc.collect()
-    return clm_times, pcl_times
 
 
 def check_counts(sides: Sides, expected: int) -> None:

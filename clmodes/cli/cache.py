@@ -6,6 +6,7 @@ import argparse
 
 from clmodes.runtime import default_store
 from clmodes.cli.devices import select_device
+from clmodes.cli.errors import refuse_read_only
 from clmodes.cli.render import cache_clear_text, cache_info_text, emit
 
 
@@ -19,6 +20,7 @@ def run_cache_clear(args: argparse.Namespace) -> int:
     """Delete every entry, or (with `--device`) only that device model's."""
     device = select_device(args)
     store = default_store()
+    refuse_read_only(store, "nothing cleared")
     model = device.fingerprint.model if device else None
     deleted = store.clear(model)
     report = {"store": store.location, "device": model, "deleted": deleted}

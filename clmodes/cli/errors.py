@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 
 from clmodes.errors import ClmodesError, KernelBuildError
+from clmodes.store import Store
 
 USER_ERROR = 2  # argparse's own status for a usage mistake
 LOG_LINES = 12  # of a build log, shown under a build error's line
@@ -22,6 +23,14 @@ LOG_LINES = 12  # of a build log, shown under a build error's line
 
 class UsageError(ClmodesError):
     """A mistake on the command line that argparse cannot see (`warm tunables`)."""
+
+
+def refuse_read_only(store: Store, nothing: str) -> None:
+    """A command whose point is changing the store file refuses one that is read-only:
+    its change would go to this process's copy in memory and vanish with it."""
+    if store.read_only:
+        raise UsageError(f"the store at {store.location} is read-only "
+                         f"({store.read_only_reason}): {nothing}")
 
 
 def one_line(error: ClmodesError) -> str:

@@ -61,7 +61,8 @@ def demo_text(r: dict[str, Any]) -> str:
 
 
 def cache_info_text(info: dict[str, Any]) -> str:
-    lines = [f"store: {info['location']} ({info['bytes']} bytes)"]
+    read_only = ", read-only: this process's writes stay in memory" if info.get("read_only") else ""
+    lines = [f"store: {info['location']} ({info['bytes']} bytes{read_only})"]
     if not info["devices"]:
         lines.append("  (empty)")
     for model, entry in info["devices"].items():

@@ -8,11 +8,15 @@ reader never sees half an entry. Values are data (JSON text, raw binaries), neve
 
 Failure is never fatal to the caller's work: a lock another process holds for a moment
 is waited out, even where SQLite itself would not wait (see `contention`); a database
-file that is still not a database a moment later is moved aside (with a warning) and a
-fresh one started; a location that cannot be written falls back to an in-memory database
-(with a warning); a row that does not parse is a miss (with a warning).
+file that is still not a database a moment later, or found damaged by any later read or
+write, is moved aside (with one warning, by one process) and a fresh one started
+(`recovery`); a store file that cannot be written is read, its writes kept in memory
+(`readonly`); a location that cannot be written and holds no store falls back to an
+in-memory database (with a warning); a row that does not parse is a miss (with a
+warning).
 
-Modules: `location` (where the store lives), `connection` (opening, recovery),
+Modules: `location` (where the store lives), `connection` (opening), `readonly` (a store
+that cannot be written), `recovery` (moving a corrupt store aside, process-safely),
 `contention` (waiting out other processes), `transactions` (transactions, deferral),
 `schema` (tables and typed rows), one module per table (`tunes`, `probes`, `binaries`,
 `kernels`), `entries` (all rows at once, for bundles), `maintenance` (info, clear), and

@@ -63,6 +63,12 @@ def _is_busy(error: sqlite3.DatabaseError) -> bool:
     return "locked" in text or "busy" in text or "locking protocol" in text
 
 
+_CORRUPTION_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
 def is_corruption(error: sqlite3.DatabaseError) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in _CORRUPTION_CODES:
+        return True
     text = str(error).lower()
     return "not a database" in text or "malformed" in text or "corrupt" in text

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 from clmodes.store.binaries import add_binary_rows, binary_rows
+from clmodes.store.contention import patiently
 from clmodes.store.kernels import add_kernel_rows, kernel_rows
 from clmodes.store.schema import StoreEntries
 from clmodes.store.transactions import Database
@@ -24,8 +25,12 @@ def read_entries(db: Database, model: str | None = None) -> StoreEntries:
 
 def add_entries(db: Database, entries: StoreEntries) -> StoreEntries:
     """Insert entries in one transaction; an entry already here wins. Returns the entries
-    that were added."""
-    now = time.time()
+    that were added. Re-run once (`patiently`) if it met corruption: the store was
+    moved aside and a fresh one opened, which then takes the entries."""
+    return patiently(lambda: add_once(db, entries, time.time()))
+
+
+def add_once(db: Database, entries: StoreEntries, now: float) -> StoreEntries:
     with db.transaction() as connection:
         return StoreEntries(
             tune=add_tune_rows(connection, entries.tune, now),

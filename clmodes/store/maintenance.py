@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from clmodes.device import model_of
+from clmodes.store.contention import patiently
 from clmodes.store.schema import exact_filter, model_filter
 from clmodes.store.transactions import Database
 
@@ -36,7 +37,8 @@ def info(db: Database) -> dict[str, Any]:
     for exact, count in db.query("SELECT exact, COUNT(*) FROM kernels GROUP BY exact"):
         drivers = model_entry(model_of(exact))["drivers"]
         drivers.setdefault(exact, {"binaries": 0, "binary_bytes": 0})["kernels"] = count
-    return {"location": db.location, "bytes": size_on_disk(db.path), "devices": devices}
+    return {"location": db.location, "bytes": size_on_disk(db.path), "read_only": db.read_only,
+            "devices": devices}
 
 
 def size_on_disk(path: Path | None) -> int:
@@ -51,6 +53,10 @@ def clear(db: Database, model: str | None = None) -> int:
     """Delete every entry, or those of one device model (all its drivers). Returns the
     number of entries deleted (tune results, probes and binaries; the kernel index
     goes with its binaries)."""
+    return patiently(lambda: clear_once(db, model))  # re-runnable: one transaction
+
+
+def clear_once(db: Database, model: str | None) -> int:
     where, parameters = model_filter(model)
     like, like_parameters = exact_filter(model)
     deleted = 0

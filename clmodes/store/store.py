@@ -22,17 +22,25 @@ from clmodes.store.transactions import Database
 class Store(Database):
     """One SQLite database of tune results, probe results and program binaries.
     Thread-safe (one connection, one lock); process-safe (WAL). `directory` None: in
-    memory; a directory that cannot be used falls back to memory (with a warning)."""
+    memory; a store there that cannot be written is read, its writes kept in memory
+    (`read_only`); a directory that cannot be used falls back to memory (with a
+    warning)."""
 
     def __init__(self, directory: Path | str | None) -> None:
-        super().__init__(*open_store(directory))
+        super().__init__(open_store(directory))
         # Asked for a directory, given memory: what a warm must not report as success.
         self.requested = None if directory is None else Path(directory)
 
     @property
+    def persistent(self) -> bool:
+        """Do writes reach a file that later processes read?"""
+        return not self.in_memory and not self.read_only
+
+    @property
     def fell_back(self) -> bool:
-        """Was a directory asked for and memory used instead?"""
-        return self.in_memory and self.requested is not None
+        """Was a directory asked for and are writes not kept there (memory instead, or a
+        store that is read-only)? What `warm` refuses unless memory is allowed."""
+        return self.requested is not None and not self.persistent
 
     # -- tune results ------------------------------------------------------------------
 

@@ -4,7 +4,9 @@ deferral (holding writes back until a block of work has succeeded).
 Every write is a transaction (`BEGIN IMMEDIATE`), so a reader in another process never
 sees half an entry and a second writer waits for the first instead of failing. A write or
 read that still fails is logged and does not reach the caller: a failed write is a result
-not recorded, a failed read is a miss.
+not recorded, a failed read is a miss. Corruption met by a read or a write is the
+exception: the store is moved aside and the read or write done again in a fresh one
+(`clmodes.store.recovery`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ import threading
 from contextvars import ContextVar
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-from clmodes.store.connection import MEMORY
-from clmodes.store.contention import patiently
+from clmodes.store.connection import MEMORY, Opened, connect, open_store
+from clmodes.store.contention import is_corruption, patiently
+from clmodes.store.recovery import confirmed, identity, move_aside
 
 log = logging.getLogger("clmodes")
 
@@ -27,14 +29,25 @@ Statement = tuple[str, tuple[Any, ...]]
 
 
 class Database:
-    """One SQLite connection. Thread-safe (one connection, one lock); process-safe (WAL)."""
+    """One SQLite connection. Thread-safe (one connection, one lock); process-safe (WAL).
 
-    def __init__(self, connection: sqlite3.Connection, path: Path | None) -> None:
+    The connection can change under the lock: a read-only store's first write copies it
+    into memory (`readonly`), corruption met by any query or write moves the file aside
+    and opens a fresh one (`recovery`), and a file another process moved aside is left
+    for the one now at its path."""
+
+    def __init__(self, opened: Opened) -> None:
         self._lock = threading.RLock()
         self._pending: ContextVar[list[Statement] | None] = ContextVar(
             f"clmodes_store_pending_{id(self)}", default=None)
-        self._connection = connection
-        self.path = path
+        self._adopt(opened)
+
+    def _adopt(self, opened: Opened) -> None:
+        self._connection = opened.connection
+        self.path = opened.path
+        self._identity = opened.identity
+        self.read_only_reason = opened.read_only
+        self._overlaid = False  # a read-only store's writes have their copy in memory
 
     @property
     def location(self) -> str:
@@ -44,23 +57,82 @@ class Database:
     def in_memory(self) -> bool:
         return self.path is None
 
+    @property
+    def read_only(self) -> bool:
+        """Is the store a file this process reads but cannot write (its writes are kept
+        in memory)?"""
+        return self.read_only_reason is not None
+
     def close(self) -> None:
         with self._lock:
             self._connection.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction: all or nothing, one writer at a time across processes."""
+        """A write transaction: all or nothing, one writer at a time across processes.
+
+        Corruption met inside it is recovered from (the store moved aside, a fresh one
+        opened) before the error propagates, so that a caller retrying it (`patiently`
+        retries corruption once) writes into the fresh store."""
         with self._lock:
-            connection = self._connection
-            connection.execute("BEGIN IMMEDIATE")
+            connection = self._writable()
             try:
+                connection.execute("BEGIN IMMEDIATE")
                 yield connection
                 connection.execute("COMMIT")
-            except BaseException:
+            except BaseException as error:
                 if connection.in_transaction:  # a failed COMMIT must not leave it open
-                    connection.execute("ROLLBACK")
+                    roll_back(connection)
+                if isinstance(error, sqlite3.DatabaseError) and is_corruption(error):
+                    self.recover(error)
                 raise
+
+    def _writable(self) -> sqlite3.Connection:
+        """The connection a write goes to: a read-only store's copy in memory (made now,
+        on the first write: a process that only reads never copies the store), or the
+        store now at the path if another process replaced the file this one has open."""
+        if self.read_only and not self._overlaid:
+            overlay = connect(MEMORY)
+            self._connection.backup(overlay)
+            self._connection.close()
+            self._connection, self._overlaid = overlay, True
+            log.debug("clmodes store %s: read-only; writes go to a copy in memory", self.path)
+        elif self.path is not None and not self.read_only and identity(self.path) != self._identity:
+            log.info("clmodes store %s was replaced by another process; reopening it", self.path)
+            self._reopen()
+        return self._connection
+
+    def recover(self, error: sqlite3.DatabaseError) -> bool:
+        """Corruption met after opening: if `PRAGMA quick_check` confirms it, move the file
+        aside (unless another process did) and continue with a fresh store. A read-only
+        store cannot be moved: this process continues in memory. True if the store was
+        replaced (the caller may retry what failed)."""
+        with self._lock:
+            if self.path is None or not confirmed(self._connection):
+                return False
+            if self.read_only:
+                log.warning("clmodes store %s is corrupt (%s) and read-only, so it cannot be "
+                            "moved aside; keeping results in memory for this process",
+                            self.path, error)
+                self._connection.close()
+                self._adopt(Opened(connect(MEMORY)))
+                return True
+            try:
+                move_aside(self.path, error, self._identity)
+            except OSError as failure:
+                log.warning("clmodes store %s is corrupt (%s) and cannot be moved aside "
+                            "(%s); keeping results in memory for this process",
+                            self.path, error, failure)
+                self._connection.close()
+                self._adopt(Opened(connect(MEMORY)))
+                return True
+            self._reopen()
+            return True
+
+    def _reopen(self) -> None:
+        assert self.path is not None
+        self._connection.close()
+        self._adopt(open_store(self.path.parent))
 
     @contextmanager
     def deferred(self) -> Iterator[None]:
@@ -144,13 +216,33 @@ class Database:
                 connection.execute(sql, parameters)
 
     def query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """Read rows; a database error is logged and reads as nothing (a miss)."""
+        """Read rows; a database error is logged and reads as nothing (a miss). A corrupt
+        store is moved aside (`recover`) and the read asked again of the fresh one."""
         with self._lock:
             try:
-                return patiently(lambda: self._connection.execute(sql, parameters).fetchall())
+                return self._read(sql, parameters)
             except sqlite3.DatabaseError as error:
-                log.warning("clmodes store %s: read failed (%s); treating as a miss", self.location, error)
+                failure = error
+                if is_corruption(error) and self.recover(error):
+                    try:
+                        return self._read(sql, parameters)
+                    except sqlite3.DatabaseError as again:
+                        failure = again
+                log.warning("clmodes store %s: read failed (%s); treating as a miss",
+                            self.location, failure)
                 return []
+
+    def _read(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return patiently(lambda: self._connection.execute(sql, parameters).fetchall())
 
     def count(self, table: str) -> int:
         return int(self.query(f"SELECT COUNT(*) FROM {table}")[0][0])  # noqa: S608 - fixed names
+
+
+def roll_back(connection: sqlite3.Connection) -> None:
+    """End a failed transaction; on a corrupt file even ROLLBACK can fail, and the error
+    that matters is the one already propagating."""
+    try:
+        connection.execute("ROLLBACK")
+    except sqlite3.Error as error:
+        log.debug("clmodes store: rollback failed (%s)", error)

@@ -59,3 +59,25 @@ with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, c):
 s = clmodes.StatisticsReader(c).statistics()
 print(json.dumps({**checks, **s.as_dict(), "source_builds": sum(1 for x in spy.sources if x)}))
 """
+
+
+# Root ignores file permissions, so a store made read-only by `chmod` is still written by
+# root: a read-only *bind mount* in a private mount namespace binds everyone.
+_READ_ONLY = 'mount --bind -o ro "$0" "$0" && exec "$@"'
+
+
+def can_mount_read_only(scratch: Path) -> bool:
+    """Can this machine bind-mount a folder read-only in a private mount namespace
+    (`unshare --mount`: root, or a user namespace)?"""
+    try:
+        out = subprocess.run(["unshare", "--mount", "sh", "-c", _READ_ONLY, str(scratch), "true"],
+                             capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0
+
+
+def run_read_only(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run `args` (a program and its arguments) with `cache_dir` mounted read-only."""
+    return subprocess.run(["unshare", "--mount", "sh", "-c", _READ_ONLY, str(cache_dir), *args],
+                          env=environment(cache_dir), capture_output=True, text=True, timeout=600)

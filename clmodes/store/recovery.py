@@ -1,0 +1,88 @@
+"""Moving a corrupt store aside, whether the corruption is met at open or later, by one
+process while others have the same file open.
+
+Corruption shows wherever SQLite first reads a damaged page: at open ("file is not a
+database") or on any later query or write ("database disk image is malformed"), long
+after the store opened fine. Either way it is confirmed (`confirmed`: `PRAGMA
+quick_check`, so that a transient error never costs a store its entries), the file and
+its `-wal` and `-shm` are renamed to `<name>.corrupt-<time>-<pid>` (kept for
+inspection) and a fresh store starts at the same path, with one warning naming both.
+
+The trap: several processes meet the same corruption. Each must not move a file: the
+second to rename would move aside the *fresh* store the first just created (and the
+first would then write into a file nobody opens). So a process moves the file only
+while it holds an exclusive lock (`<name>.lock`, `flock`) and only if the file at the
+path is still the one it found corrupt (same device and inode: `identity`); a process
+that finds another file there (or none) moves nothing and opens what is there.
+Renaming keeps every open handle on the old file, so `Database` also compares the
+path's identity before each write and follows a store replaced under it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from clmodes.store.contention import is_corruption
+
+try:
+    import fcntl
+except ImportError:  # Windows: renames there fail on open files anyway
+    fcntl = None  # type: ignore[assignment]
+
+log = logging.getLogger("clmodes")
+
+FileIdentity = tuple[int, int]  # (st_dev, st_ino)
+SUFFIXES = ("", "-wal", "-shm")
+
+
+def identity(path: Path) -> FileIdentity | None:
+    """Which file is at `path` now (None: none)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def confirmed(connection: sqlite3.Connection) -> bool:
+    """Is the database really damaged? `quick_check` reads every page (O(size), paid only
+    here): a corruption error it does not reproduce is not acted on."""
+    try:
+        rows = connection.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as error:
+        return is_corruption(error)
+    return rows != [("ok",)]
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold `<path>.lock` exclusively: one process at a time moves a store aside."""
+    with open(f"{path}.lock", "a+b") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield  # closing the file releases the lock (so does the process ending)
+
+
+def move_aside(path: Path, error: Exception, found: FileIdentity | None) -> Path | None:
+    """Rename the corrupt store `found` at `path` (and its -wal and -shm) aside; the new
+    name, or None when another process already did (the file there is not `found`).
+    Raises OSError when the folder cannot be written (the caller falls back)."""
+    with exclusive(path):
+        if found is None or identity(path) != found:
+            log.warning("clmodes store %s was found corrupt (%s); another process already "
+                        "moved it aside: continuing with the store now there", path, error)
+            return None
+        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}-{os.getpid()}")
+        for suffix in SUFFIXES:
+            source = Path(f"{path}{suffix}")
+            if source.exists():
+                os.replace(source, f"{aside}{suffix}")
+    log.warning("clmodes store %s is corrupt (%s); moved aside to %s, starting a fresh store",
+                path, error, aside)
+    return aside
