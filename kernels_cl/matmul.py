@@ -24,10 +24,14 @@ float16 rtol 2e-3, atol 2e-3 * sqrt(K) (the result is rounded to half once).
 
 from __future__ import annotations
 
+import os
+
 import pyopencl.array as cla
 
 from clmodes import Kernel, Stream, Tunable, kernel_variants
+from clmodes.tune import Budget, LocalSearch
 from kernels_cl import _common
+from kernels_cl.gemm import GEMM_SPACE, launch_out
 from kernels_cl._common import (
     DTYPES,
     DType,
@@ -278,6 +282,31 @@ TUNABLES: dict[str, Tunable] = {
 }
 
 
+# The GEMM space (kernels_cl.gemm, 3954 configs) searched by local search: generations of 8
+# (a neighbourhood), 16 configs per key. The kernels do not depend on the shape, so keys
+# of one workload share their builds and PoCL's first-launch code generation.
+SPACE_STRATEGY = LocalSearch(seed=0, generation=8)
+SPACE_BUDGET = Budget(configs=16)
+SPACE_TUNABLES: dict[str, Tunable] = {
+    name: register(Tunable(f"kernels_cl.matmul.gemm.{name}", key=_key, space=GEMM_SPACE,
+                           launch=launch_out, strategy=SPACE_STRATEGY, budget=SPACE_BUDGET))
+    for name in DTYPES
+}
+
+
+def tunable(dtype_name: str) -> Tunable:
+    """The matmul tunable in use: the 15 hand-written candidates, or with
+    `KERNELS_CL_MATMUL=space` the GEMM space (read at each call, like the workloads'
+    sizes). Candidates by default, measured (same run, 2 cores, load 2.2-3.7, cold
+    PoCL cache, `clmodes warm kernels_cl.workloads:mlp`): the space at 16 configs a key
+    warmed in 53.6 s for winners 2.0x slower than the candidates' (14.2 s) on PoCL, and
+    in 17.3 s for winners 1.07x slower (5.1 s) on Intel's CPU runtime."""
+    choice = os.environ.get("KERNELS_CL_MATMUL", "").strip() or "candidates"
+    if choice not in ("space", "candidates"):
+        raise ValueError(f"KERNELS_CL_MATMUL must be 'space' or 'candidates', not {choice!r}")
+    return (SPACE_TUNABLES if choice == "space" else TUNABLES)[dtype_name]
+
+
 def matmul(stream: Stream, a: cla.Array, b: cla.Array, out: cla.Array | None = None) -> cla.Array:
     """``a @ b`` for 2-D arrays a (M, K) and b (K, N): a new (M, N) array, or `out`.
 
@@ -306,5 +335,5 @@ def matmul(stream: Stream, a: cla.Array, b: cla.Array, out: cla.Array | None = N
     if K == 0:
         fill(stream, out, 0.0, dtype)
         return out
-    TUNABLES[dtype.name](stream, out, a, b)
+    tunable(dtype.name)(stream, out, a, b)
     return out

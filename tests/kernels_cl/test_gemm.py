@@ -135,3 +135,19 @@ def test_a_larger_random_sample_builds_in_one_batch(stream, build_spy):
         for config in configs:
             assert gemm.launch_out(stream, config, *arrays) is None
     assert build_spy.calls <= 2  # everything was obtained from that batch
+
+
+def test_matmul_picks_its_tunable_from_the_environment(monkeypatch):
+    import importlib
+
+    import pytest
+
+    matmul_module = importlib.import_module("kernels_cl.matmul")
+    monkeypatch.delenv("KERNELS_CL_MATMUL", raising=False)
+    assert matmul_module.tunable("float32") is matmul_module.TUNABLES["float32"]
+    monkeypatch.setenv("KERNELS_CL_MATMUL", "space")
+    chosen = matmul_module.tunable("float32")
+    assert chosen is matmul_module.SPACE_TUNABLES["float32"] and chosen.space is not None
+    monkeypatch.setenv("KERNELS_CL_MATMUL", "fast")
+    with pytest.raises(ValueError, match="KERNELS_CL_MATMUL"):
+        matmul_module.tunable("float32")
