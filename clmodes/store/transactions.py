@@ -176,14 +176,7 @@ class Database:
     def write(self, sql: str, parameters: tuple[Any, ...]) -> bool:
         """One write in its own transaction, or staged when writes are deferred."""
         with self._lock:
-            if self.stage(sql, parameters):
-                return True
-            try:
-                patiently(lambda: self.execute_in_transaction([(sql, parameters)]))
-                return True
-            except sqlite3.Error as error:
-                log.warning("clmodes store %s: write failed (%s)", self.location, error)
-                return False
+            return self.stage(sql, parameters) or self.write_now(sql, parameters)
 
     def write_now(self, sql: str, parameters: tuple[Any, ...]) -> bool:
         """One write in its own transaction even while this context defers writes: for

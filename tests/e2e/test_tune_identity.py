@@ -12,20 +12,15 @@ import uuid
 import pytest
 
 from clmodes.store import FILENAME
-from support.subprocesses import last_json, run_python, spawn_python
+from support.subprocesses import RUNTIMES, run_reporting, spawn_python
 
-RUNTIMES = ["Portable Computing Language", "Intel(R) OpenCL"]
 
 
 def tune(cache_dir, runtime: str, name: str, **edits) -> dict:
-    out = run_python(f"from support import editing; print(editing.run({name!r}, **{edits!r}))",
-                     cache_dir, CLMODES_DEVICE=runtime)
-    report = last_json(out)
-    report["stderr"] = out.stderr
-    return report
+    return run_reporting("editing", cache_dir, runtime, name, **edits)
 
 
-@pytest.fixture(params=RUNTIMES, ids=["pocl", "intel"])
+@pytest.fixture(params=list(RUNTIMES.values()), ids=list(RUNTIMES))
 def runtime(request) -> str:
     return request.param
 

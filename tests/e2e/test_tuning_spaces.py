@@ -13,23 +13,18 @@ import uuid
 import pytest
 
 from clmodes.store import FILENAME
-from support.subprocesses import last_json, run_python, spawn_python
+from support.subprocesses import RUNTIMES, run_reporting, spawn_python
 
-RUNTIMES = ["Portable Computing Language", "Intel(R) OpenCL"]
 FULL = 22  # support.spaced.space(): 11 (ITEMS, WG) pairs x 2 bodies
 
 
-@pytest.fixture(params=RUNTIMES, ids=["pocl", "intel"])
+@pytest.fixture(params=list(RUNTIMES.values()), ids=list(RUNTIMES))
 def runtime(request) -> str:
     return request.param
 
 
 def tune(cache_dir, runtime: str, name: str, **options) -> dict:
-    out = run_python(f"from support import spaced; print(spaced.run({name!r}, **{options!r}))",
-                     cache_dir, CLMODES_DEVICE=runtime)
-    report = last_json(out)
-    report["stderr"] = out.stderr
-    return report
+    return run_reporting("spaced", cache_dir, runtime, name, **options)
 
 
 def name() -> str:

@@ -81,3 +81,17 @@ def run_read_only(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
     """Run `args` (a program and its arguments) with `cache_dir` mounted read-only."""
     return subprocess.run(["unshare", "--mount", "sh", "-c", _READ_ONLY, str(cache_dir), *args],
                           env=environment(cache_dir), capture_output=True, text=True, timeout=600)
+
+
+# The two CPU runtimes the cross-process tests run on, as CLMODES_DEVICE selectors.
+RUNTIMES = {"pocl": "Portable Computing Language", "intel": "Intel(R) OpenCL"}
+
+
+def run_reporting(module: str, cache_dir: Path, runtime: str, name: str, **options) -> dict:
+    """`support.<module>.run(name, **options)` in a fresh process on `runtime`: the JSON
+    report it prints, with the process's standard error as "stderr"."""
+    out = run_python(f"from support import {module}; print({module}.run({name!r}, **{options!r}))",
+                     cache_dir, CLMODES_DEVICE=runtime)
+    report = last_json(out)
+    report["stderr"] = out.stderr
+    return report
