@@ -52,6 +52,7 @@ class RacePolicy:
     slow_sample_s: float = 0.25  # a candidate this slow per sample gets no extra samples
     sample_budget_s: float = 0.5  # device seconds per round beyond which no more rounds
     finalists: int = 3  # the best this many are raced again together if measured apart
+    rerace_limit: int = 3  # races of the finalists at most, while the best two overlap
 
 
 @dataclasses.dataclass

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import platform
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +35,23 @@ log = logging.getLogger("clmodes")
 HOST = platform.node()
 Record = dict[str, Any]
 MeasureArgs = Callable[..., tuple[object, ...]]
+
+
+def separated(measurements: list[Measurement]) -> bool:
+    """Is the fastest clearly the fastest: its upper quartile below every other's lower
+    quartile (a rank test would need more samples than a tune takes)?"""
+    if len(measurements) < 2:
+        return True
+    ranked = sorted(measurements, key=lambda m: m.median)
+    best, rest = ranked[0], ranked[1:]
+    return all(_quartiles(best.samples)[1] < _quartiles(m.samples)[0] for m in rest)
+
+
+def _quartiles(samples: list[float]) -> tuple[float, float]:
+    if len(samples) < 2:
+        return samples[0], samples[0]
+    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    return q1, q3
 
 
 @dataclasses.dataclass
@@ -114,8 +132,7 @@ class Tuner:
     def _exhausted(self) -> bool:
         if self.budget_configs is not None and len(self.fresh) >= self.budget_configs:
             return True
-        return (self.budget_seconds is not None
-                and time.perf_counter() - self.started >= self.budget_seconds)
+        return self._out_of_time()
 
     def _limit(self, generation: list[str]) -> list[str]:
         fresh = [name for name in generation if name not in self.results]
@@ -174,7 +191,9 @@ class Tuner:
         return [name for _, name in sorted(timed)]
 
     def _rerace_finalists(self, inputs: tuple[object, ...]) -> None:
-        """Race the best few again, together, unless one race already measured them all."""
+        """Race the best few again, together and interleaved, unless one race already
+        measured them all; again (samples pooled) while the best two's interquartile
+        ranges overlap, up to `RacePolicy.rerace_limit` races or the time budget."""
         finalists = self._ranked()[:self.policy.finalists]
         if len(finalists) < 2 or len({self.results[n].race for n in finalists}) == 1:
             return
@@ -183,11 +202,23 @@ class Tuner:
             self._gather(name, inputs)
         build_queued(self.stream)
         rerace = dataclasses.replace(self.policy, screen_ratio=None, drop_ratio=float("inf"))
-        measured, _ = race(runnable, self.stream, inputs, rerace, self.describe + " (finalists)")
+        pooled = {name: Measurement(name) for name in finalists}
+        for _ in range(max(self.policy.rerace_limit, 1)):
+            measured, _ = race(runnable, self.stream, inputs, rerace, self.describe + " (finalists)")
+            for name, measurement in measured.items():
+                pooled[name].samples += measurement.samples
+                pooled[name].discarded += measurement.discarded
+            if separated([m for m in pooled.values() if m.samples]) or self._out_of_time():
+                break
         race_index, self.races = self.races, self.races + 1
-        for name, measurement in measured.items():
-            self._keep(name, self.results[name].identity, self._measurement(measurement),
-                       race_index)
+        for name, measurement in pooled.items():
+            if measurement.samples:
+                self._keep(name, self.results[name].identity, self._measurement(measurement),
+                           race_index)
+
+    def _out_of_time(self) -> bool:
+        return (self.budget_seconds is not None
+                and time.perf_counter() - self.started >= self.budget_seconds)
 
     def _record(self) -> Record:
         ranked = self._ranked()
