@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from clmodes.store import FILENAME
-from support.subprocesses import RUN_WORKLOAD, last_json, run_python
+from support.subprocesses import RUN_WORKLOAD, RUNTIMES, last_json, require_runtime, run_python
 
 UNDER = """
 import json, clmodes
@@ -24,9 +24,9 @@ NESTED = """with clmodes.ProcessModeOverride(clmodes.ProcessMode.COMPILE_AND_AUT
     assert binaries == 0, f"captured at an inner close: {binaries}" """
 
 
-@pytest.mark.parametrize("runtime", ["Portable Computing Language", "Intel(R) OpenCL"],
-                         ids=["pocl", "intel"])
+@pytest.mark.parametrize("runtime", list(RUNTIMES.values()), ids=list(RUNTIMES))
 def test_a_compile_and_autotune_run_persists_what_it_used(tmp_path, runtime):
+    require_runtime(runtime)
     tuned = last_json(run_python(UNDER.format(outer="COMPILE_AND_AUTOTUNE",
                                               inner="tunables.workload()"),
                                  tmp_path, CLMODES_DEVICE=runtime))

@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from clmodes.store import FILENAME
-from support.subprocesses import RUNTIMES, run_reporting, spawn_python
+from support.subprocesses import RUNTIMES, require_runtime, run_reporting, spawn_python
 
 
 
@@ -22,7 +22,7 @@ def tune(cache_dir, runtime: str, name: str, **edits) -> dict:
 
 @pytest.fixture(params=list(RUNTIMES.values()), ids=list(RUNTIMES))
 def runtime(request) -> str:
-    return request.param
+    return require_runtime(request.param)
 
 
 def test_an_edited_kernel_is_measured_again(tmp_path, runtime):

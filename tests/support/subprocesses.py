@@ -87,6 +87,18 @@ def run_read_only(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
 RUNTIMES = {"pocl": "Portable Computing Language", "intel": "Intel(R) OpenCL"}
 
 
+def require_runtime(selector: str) -> str:
+    """`selector`, or a skip when no device of this machine's matches it (a machine with
+    PoCL only, as `pip install '.[test]'` gives)."""
+    import pytest
+
+    import clmodes
+
+    if not any(selector.lower() in d.label.lower() for d in clmodes.devices()):
+        pytest.skip(f"no {selector} device here")
+    return selector
+
+
 def run_reporting(module: str, cache_dir: Path, runtime: str, name: str, **options) -> dict:
     """`support.<module>.run(name, **options)` in a fresh process on `runtime`: the JSON
     report it prints, with the process's standard error as "stderr"."""
