@@ -219,7 +219,8 @@ def run_kernel_tuner(kernel_tuner, where: tuple[int, int], prob: Problem, plan: 
         "choice": choice,
         "choice_name": plan.space.name(choice),
         "own_best_s": float(best["time"]) / 1e3,
-        "measured": len(valid),
+        "measured": len({plan.space.name({k: r[k] for k in plan.space.params}) for r in valid}),
+        "evaluations": len(results),  # greedy_ils may evaluate a config again (cached)
         "dropped": len(results) - len(valid),
         "builds": builds.calls - calls,
         "compile_s": sum(float(r.get("compile_time", 0) or 0) for r in valid) / 1e3,
