@@ -21,7 +21,7 @@ import pyopencl.array as cla
 
 import clmodes
 from benchlib import salt_counter
-from tune_sides import build_log
+from tune_sides import build_log, kt_device_indices  # noqa: F401 - shared with bench_tune
 from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, TuningSpace
 from clmodes.tune import Budget, Exhaustive, LocalSearch, RandomSample
 from kernels_cl.gemm import GEMM, GEMM_RESTRICTIONS, KERNEL_NAME, geometry
@@ -164,14 +164,6 @@ def run_clmodes(stream: clmodes.Stream, prob: Problem, plan: Plan, source: str, 
 
 
 # -- Kernel Tuner --------------------------------------------------------------------------
-
-
-def kt_device_indices(device: cl.Device) -> tuple[int, int]:
-    for p, plat in enumerate(cl.get_platforms()):
-        for d, dev in enumerate(plat.get_devices()):
-            if dev.int_ptr == device.int_ptr:
-                return p, d
-    raise RuntimeError(f"device {device.name} not found among the OpenCL platforms")
 
 
 def kt_arguments(prob: Problem) -> list:
