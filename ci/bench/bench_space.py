@@ -220,11 +220,12 @@ def set_up(log, check: bool = True) -> dict:
     import clmodes
     import space_sides as sides
     from kernels_cl.gemm import GEMM_SPACE
+    from tune_sides import kt_device_indices
 
     logging.getLogger("kernel_tuner").setLevel(logging.WARNING)
     client = clmodes.client()
     stream = client.stream("bench-space")
-    where = sides.kt_device_indices(client.device.cl_device)
+    where = kt_device_indices(client.device.cl_device)
     log(f"device: {client.device.label}")
     verified = (sides.check_kernel_tuner(kernel_tuner, where, sides.problem(stream, 96),
                                          GEMM_SPACE) if check else 0)

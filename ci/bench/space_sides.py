@@ -21,7 +21,7 @@ import pyopencl.array as cla
 
 import clmodes
 from benchlib import salt_counter
-from tune_sides import build_log, kt_device_indices  # noqa: F401 - shared with bench_tune
+from tune_sides import build_log
 from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, TuningSpace
 from clmodes.tune import Budget, Exhaustive, LocalSearch, RandomSample
 from kernels_cl.gemm import GEMM, GEMM_RESTRICTIONS, KERNEL_NAME, geometry
