@@ -191,12 +191,17 @@ class Tuner:
         return [name for _, name in sorted(timed)]
 
     def _rerace_finalists(self, inputs: tuple[object, ...]) -> None:
-        """Race the best few again, together and interleaved, unless one race already
-        measured them all; again (samples pooled) while the best two's interquartile
-        ranges overlap, up to `RacePolicy.rerace_limit` races or the time budget."""
+        """Race the best few again, together and interleaved, unless one race measured
+        them all and they came out clearly apart; again (samples pooled) while the best
+        one's interquartile range overlaps another's, up to `RacePolicy.rerace_limit`
+        races or the time budget."""
         finalists = self._ranked()[:self.policy.finalists]
-        if len(finalists) < 2 or len({self.results[n].race for n in finalists}) == 1:
+        if len(finalists) < 2:
             return
+        if len({self.results[n].race for n in finalists}) == 1 and separated(
+                [Measurement(n, list(self.results[n].record.get("samples_s") or [])) for n in finalists
+                 if self.results[n].record.get("samples_s")]):
+            return  # measured together, and clearly apart: nothing to settle
         runnable = {name: self.candidates.get(name) for name in finalists}
         for name in finalists:
             self._gather(name, inputs)
