@@ -70,8 +70,11 @@ def test_a_stored_winner_that_is_not_a_candidate_is_a_miss(tmp_path, runtime):
     second = tune(tmp_path, runtime, name)
     assert second["ok"] and second["keys"] == 1
     assert second["stderr"].count("'no-such-candidate' is not a candidate") == 1
-    # Everything else measured before was reused: the tune measured nothing new.
-    assert second["measured_here"] == 0 and second["winner"] == first["winner"]
+    # Everything measured before was reused: the tune measured nothing new (its
+    # finalists may be re-raced, so the winner is any real candidate, not necessarily
+    # the first's: these candidates are within noise of each other).
+    assert second["measured_here"] == 0
+    assert second["winner"] in first["identities"] and second["winner"] != "no-such-candidate"
 
 
 def test_processes_racing_one_key_measure_it_once(tmp_path, runtime):
