@@ -70,13 +70,14 @@ class OverrideCapture:
 
 
 def persist(used: set[str]) -> int:
-    """Capture the programs holding `used` kernels on every device; binaries written."""
+    """Capture the programs holding `used` kernels on every device into the default
+    store (nothing into one in memory); binaries written. `warm()` calls it too."""
     store = default_store()
     if store.in_memory:
         return 0
     written = sum(client.server.persist(store, used) for client in all_clients())
     if written:
-        log.info("persisted %d program binaries used under a compile-mode override", written)
+        log.info("persisted %d program binaries of the kernels used", written)
     return written
 
 

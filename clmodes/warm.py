@@ -80,8 +80,7 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
                 client.server.flush()
             workload()
         shown.phase = "persisting"
-        for client in all_clients():
-            client.server.persist(store, used)
+        capture.persist(used)
     # Another process may have committed a different winner for a key first (the first
     # recorded wins): forget what memory holds so every later call reads the store's.
     default_runtime().tunes.forget()

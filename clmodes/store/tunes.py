@@ -22,8 +22,9 @@ from clmodes.store.transactions import Database
 log = logging.getLogger("clmodes")
 
 INSERT = "INSERT OR IGNORE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)"
-SELECT_VALUE = ("SELECT value FROM tune WHERE format=? AND model=? AND tunable=? AND tune_key=? "
-                "AND candidates=?")
+KEY_WHERE = "format=? AND model=? AND tunable=? AND tune_key=? AND candidates=?"
+SELECT_VALUE = f"SELECT value FROM tune WHERE {KEY_WHERE}"
+DELETE_ONE = f"DELETE FROM tune WHERE {KEY_WHERE}"
 
 
 def get_tune(db: Database, model: str, tunable: str, key: str, candidates: str) -> dict[str, Any] | None:
@@ -97,7 +98,7 @@ def drop_stale(db: Database, model: str, tunable: str, key: str, candidates: str
             row = connection.execute(SELECT_VALUE, parameters).fetchone()
             if row is None or parse_record(row[0]) != stale:
                 return False
-            connection.execute(SELECT_VALUE.replace("SELECT value", "DELETE"), parameters)
+            connection.execute(DELETE_ONE, parameters)
             return True
     try:
         return patiently(attempt)
@@ -117,12 +118,11 @@ def delete_tunes(db: Database, keys: list[tuple[Any, ...]]) -> int:
     candidates) in one transaction, so that they are tuned again; returns how many went.
     By key, not by pattern: `clmodes tune forget` shows what it selected, and exactly that
     is what goes."""
-    where = " AND ".join(f"{column}=?" for column in TuneRow.KEY)
     measured = "DELETE FROM measurement WHERE format=? AND model=? AND tunable=? AND tune_key=?"
     with db.transaction() as connection:
         for key in keys:
             connection.execute(measured, tuple(key)[:4])
-        return sum(connection.execute(f"DELETE FROM tune WHERE {where}", tuple(key)).rowcount
+        return sum(connection.execute(DELETE_ONE, tuple(key)).rowcount
                    for key in keys)
 
 

@@ -42,7 +42,7 @@ from clmodes.runtime import default_runtime, default_store
 from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.budget import Budget
-from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched, checksum_of
+from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
 from clmodes.tune.coordination import measure_or_adopt
 from clmodes.tune.identity import stale_candidates
 from clmodes.tune.racing import RacePolicy
@@ -54,10 +54,6 @@ log = logging.getLogger("clmodes")
 
 MeasureArgs = Callable[..., tuple[object, ...]]
 Cost = Callable[..., tuple[float, float]]  # cost(*args) -> (bytes moved, FLOPs) of one call
-
-
-def candidates_checksum(names: list[str]) -> str:
-    return checksum_of(sorted(names))
 
 
 _KEY_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # one, not one per call
@@ -136,8 +132,13 @@ class Tunable:
         self.policy = policy
         self.cost = cost
         self.choices: CandidateSet = candidate_set or Listed(candidates or {})
-        self.candidates: dict[str, Candidate] = dict(candidates or {})
         self._checksum = self.choices.checksum()
+
+    @property
+    def candidates(self) -> dict[str, Candidate]:
+        """The hand-written candidates by name (empty for a space: its configs are
+        `space`'s)."""
+        return self.choices.candidates if isinstance(self.choices, Listed) else {}
 
     def __repr__(self) -> str:
         return f"<clmodes.Tunable {self.name!r}: {self.choices.size()} candidates>"
@@ -224,13 +225,7 @@ class Tunable:
 
     def _tuner(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> Tuner:
         return Tuner(key, self.choices, stream, args, default_store(), self.policy,
-                     self.measure_args, self._describe(key), *self._budget())
-
-    def _budget(self) -> tuple[int | None, float | None]:
-        """(configs, seconds) a tune may spend; unbounded without a `Budget`."""
-        if self.budget is None:
-            return None, None
-        return self.budget.configs, self.budget.seconds
+                     self.measure_args, self._describe(key), self.budget)
 
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
         with unrecorded():

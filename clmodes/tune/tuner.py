@@ -25,6 +25,7 @@ from clmodes.errors import TuneError
 from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
 from clmodes.store.store import Store
 from clmodes.stream import Stream
+from clmodes.tune.budget import Budget
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
 from clmodes.tune.identity import current_identity, identity_of
@@ -80,8 +81,7 @@ class Tuner:
     policy: RacePolicy
     measure_args: MeasureArgs | None = None
     describe: str = ""
-    budget_configs: int | None = None
-    budget_seconds: float | None = None
+    budget: Budget | None = None  # the tuner keeps it; strategies only propose
 
     def __post_init__(self) -> None:
         self.stream = measurement_stream(self.caller)
@@ -129,16 +129,15 @@ class Tuner:
             log.info("%s: reusing %d stored measurements", self.describe, len(told))
         return told
 
+    def _elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
     def _exhausted(self) -> bool:
-        if self.budget_configs is not None and len(self.fresh) >= self.budget_configs:
-            return True
-        return self._out_of_time()
+        return self.budget is not None and self.budget.exhausted(self._elapsed(), len(self.fresh))
 
     def _limit(self, generation: list[str]) -> list[str]:
         fresh = [name for name in generation if name not in self.results]
-        if self.budget_configs is None:
-            return fresh
-        return fresh[:max(self.budget_configs - len(self.fresh), 0)]
+        return fresh if self.budget is None else self.budget.trim(fresh, len(self.fresh))
 
     def _gather(self, name: str, inputs: tuple[object, ...]) -> str | None:
         """Queue one candidate's kernels; its identity, or None (a warning, and the
@@ -213,17 +212,15 @@ class Tuner:
             for name, measurement in measured.items():
                 pooled[name].samples += measurement.samples
                 pooled[name].discarded += measurement.discarded
-            if separated([m for m in pooled.values() if m.samples]) or self._out_of_time():
+            out_of_time = self.budget is not None and self.budget.seconds is not None \
+                and self._elapsed() >= self.budget.seconds
+            if separated([m for m in pooled.values() if m.samples]) or out_of_time:
                 break
         race_index, self.races = self.races, self.races + 1
         for name, measurement in pooled.items():
             if measurement.samples:
                 self._keep(name, self.results[name].identity, self._measurement(measurement),
                            race_index)
-
-    def _out_of_time(self) -> bool:
-        return (self.budget_seconds is not None
-                and time.perf_counter() - self.started >= self.budget_seconds)
 
     def _record(self) -> Record:
         ranked = self._ranked()
