@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from clmodes.tune.budget import Budget
-from clmodes.tune.space import TuningSpace, format_value
+from clmodes.tune.space import Config, TuningSpace, format_value
+from clmodes.tune.starts import Start
 from clmodes.tune.strategies import Search, Strategy
 
 Candidate = Callable[..., object]
@@ -37,8 +38,8 @@ class CandidateSet(Protocol):
     def checksum(self) -> str:
         """A digest of what the set is: its names, or its space, strategy and budget."""
 
-    def start(self) -> NameSearch:
-        """A fresh search over the set."""
+    def start(self, device: object = None) -> NameSearch:
+        """A fresh search over the set, for `device` (None: not known)."""
 
     def size(self) -> int:
         """How many candidates there are."""
@@ -79,7 +80,7 @@ class Listed:
     def checksum(self) -> str:
         return self._checksum
 
-    def start(self) -> NameSearch:
+    def start(self, device: object = None) -> NameSearch:
         return AllAtOnce(list(self.candidates))
 
     def size(self) -> int:
@@ -90,16 +91,24 @@ class Listed:
 
 
 class _SpaceSearch:
-    """A strategy's search over configs, seen as a search over config names."""
+    """A strategy's search over configs, seen as a search over config names; the start
+    configs (`starts.py`) are its first generation, whatever the strategy."""
 
-    def __init__(self, space: TuningSpace, search: Search) -> None:
+    def __init__(self, space: TuningSpace, search: Search, first: list[Config]) -> None:
         self._space = space
         self._search = search
+        self._first = [space.name(config) for config in first]
+        self._told: set[str] = set()
 
     def tell(self, results: Mapping[str, float | None]) -> None:
+        self._told.update(results)
         self._search.tell(results)
 
     def ask(self) -> list[str]:
+        first, self._first = self._first, []
+        first = [name for name in dict.fromkeys(first) if name not in self._told]
+        if first:
+            return first
         return [self._space.name(config) for config in self._search.ask()]
 
 
@@ -107,11 +116,14 @@ class Searched:
     """A tuning space searched by a strategy: `launch(stream, config, *args)` per config."""
 
     def __init__(self, space: TuningSpace, launch: Callable[..., object],
-                 strategy: Strategy, budget: Budget | None) -> None:
+                 strategy: Strategy, budget: Budget | None, start: Start = Start(),
+                 owner: str = "a tunable") -> None:
         self.space = space
         self.launch = launch
         self.strategy = strategy
         self.budget = budget
+        self.first = start
+        self.owner = owner
         self._candidates: dict[str, Candidate] = {}
         # What the decision is about: the space (values, restrictions), how it is
         # searched and how far. Measurements do not depend on it and are reused.
@@ -119,7 +131,7 @@ class Searched:
             [f"{name}={','.join(format_value(v) for v in space.values(name))}"
              for name in space.params]
             + [restriction.label for restriction in space.restrictions]
-            + [repr(strategy), repr(budget)])
+            + [repr(strategy), repr(budget)] + ([start.label] if start != Start() else []))
 
     def get(self, name: str) -> Candidate | None:
         found = self._candidates.get(name)
@@ -140,8 +152,9 @@ class Searched:
     def checksum(self) -> str:
         return self._checksum
 
-    def start(self) -> NameSearch:
-        return _SpaceSearch(self.space, self.strategy.start(self.space))
+    def start(self, device: object = None) -> NameSearch:
+        first = self.first.configs_for(device, self.space, self.owner)
+        return _SpaceSearch(self.space, self.strategy.start(self.space), first)
 
     def size(self) -> int:
         return len(self.space)

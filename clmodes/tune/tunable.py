@@ -47,6 +47,7 @@ from clmodes.tune.coordination import measure_or_adopt
 from clmodes.tune.identity import stale_candidates
 from clmodes.tune.racing import RacePolicy
 from clmodes.tune.space import TuningSpace
+from clmodes.tune.starts import Start, StartSpec
 from clmodes.tune.strategies import DEFAULT_STRATEGY, Strategy
 from clmodes.tune.tuner import Tuner
 
@@ -86,6 +87,8 @@ class Tunable:
     `Tunable(name, key=..., space=TuningSpace(...), launch=fn(stream, config, *args),
     strategy=LocalSearch(), budget=Budget(configs=64))`: a space searched by a strategy,
     each generation built in one batch, stopped by the budget (the best measured wins).
+    `start=[configs]` or `start=fn(device) -> configs`: measured first, as the first
+    generation, and told to the strategy (`tune.starts`).
 
     `measure_args(stream, *args) -> args` may supply the inputs to measure on (generated
     data); by default buffer arguments are copied onto the measurement stream.
@@ -111,6 +114,7 @@ class Tunable:
         launch: Callable[..., object] | None = None,
         strategy: Strategy | None = None,
         budget: Budget | None = None,
+        start: StartSpec | None = None,
     ) -> None:
         if (candidates is None) == (space is None):
             raise ValueError(f"tunable {name!r}: give exactly one of candidates= and space=")
@@ -119,11 +123,14 @@ class Tunable:
         if space is not None and (launch is None or not len(space)):
             raise ValueError(f"tunable {name!r}: a space needs launch=fn(stream, config, *args) "
                              "and at least one valid config")
-        if space is None and (launch or strategy or budget):
-            raise ValueError(f"tunable {name!r}: launch=, strategy= and budget= go with space=")
+        if space is None and (launch or strategy or budget or start is not None):
+            raise ValueError(f"tunable {name!r}: launch=, strategy=, budget= and start= go "
+                             "with space=")
         candidate_set: CandidateSet | None = None
         if space is not None:
-            candidate_set = Searched(space, launch, strategy or DEFAULT_STRATEGY(), budget)
+            owner = f"tunable {name!r}"
+            candidate_set = Searched(space, launch, strategy or DEFAULT_STRATEGY(), budget,
+                                     Start.of(start, space, owner), owner)
         self.space = space
         self.budget = budget
         self.name = name
@@ -165,7 +172,7 @@ class Tunable:
                 # Which candidate the workload uses is not known until the tune.
                 with unrecorded():
                     self._tuner(stream, args, key).gather_first()
-                    return self._run(self.choices.start().ask()[0], stream, args)
+                    return self._run(self.choices.start(stream.device).ask()[0], stream, args)
             winner = default_runtime().tunes.tune_once(key, lambda: self._tune(stream, args, key))
         return self._run(winner, stream, args)
 

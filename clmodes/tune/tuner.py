@@ -95,7 +95,7 @@ class Tuner:
 
     def gather_first(self) -> None:
         """Queue the kernels of the first generation the search would measure."""
-        for name in self.candidates.start().ask():
+        for name in self.candidates.start(self.caller.device).ask():
             self._gather(name, self.args)
 
     # -- measuring -------------------------------------------------------------------------
@@ -104,7 +104,7 @@ class Tuner:
         self.caller.finish()  # the caller's pending work may still be writing the inputs
         inputs = (tuple(self.measure_args(self.stream, *self.args)) if self.measure_args
                   else scratch_copies(self.args, self.stream))
-        search = self.candidates.start()
+        search = self.candidates.start(self.caller.device)
         search.tell(self._reuse(inputs))
         while not self._exhausted():
             generation = self._limit(search.ask())

@@ -36,3 +36,114 @@ def test_a_space_tunable_is_declared_whole():
         Tunable("t", key=lambda: 0, candidates={"a": print}, launch=print)
     with pytest.raises(ValueError, match="at least one valid config"):
         Tunable("t", key=lambda: 0, space=TuningSpace({"A": [1]}, ["A > 1"]), launch=print)
+
+
+# -- start=: the configs measured first ---------------------------------------------------
+
+FIRST = [{"ITEMS": 4, "WG": 32, "BODY": "mul"}, {"ITEMS": 1, "WG": 64, "BODY": "add"},
+         {"ITEMS": 2, "WG": 16, "BODY": "mul"}]
+
+
+def started(name, start, configs=None, strategy=None):
+    """spaced's tunable, searched by a seeded local search from `start`; its sources
+    carry the name, so no earlier test has built its kernels."""
+    from clmodes import Kernel
+    from clmodes.tune import Budget, LocalSearch
+
+    def launch(stream, config, out, x, n):
+        source = f"{spaced.BODIES[config['BODY']]}\n/* {name} */\n"
+        kernel = Kernel(source, "twice", defines={"ITEMS": config["ITEMS"], "WG": config["WG"]})
+        groups = -(-n // (config["ITEMS"] * config["WG"]))
+        return stream.launch(kernel, groups * config["WG"], config["WG"], out.data, x.data, n)
+
+    return Tunable(name, key=lambda out, x, n: {"n": n}, space=spaced.space(), launch=launch,
+                   strategy=strategy or LocalSearch(seed=0, generation=4),
+                   budget=Budget(configs=configs) if configs else None, start=start)
+
+
+def record_of(tunable, stream, args):
+    from clmodes import default_store
+
+    return default_store().get_tune(*tunable.tune_key(stream, args))
+
+
+def test_start_configs_are_the_first_generation(stream, collector, build_spy):
+    tunable = started(unique("start"), FIRST, configs=3)
+    out, x = buffers(stream, 1024)
+    with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector):
+        tunable(stream, out, x, 1024)
+    assert stream.server.queued() == 3  # exactly the start configs' kernels
+    with ProcessModeOverride(ProcessMode.EXECUTE, collector):
+        tunable(stream, out, x, 1024)
+    assert build_spy.calls == 1  # one batch: the three start configs
+    record = record_of(tunable, stream, (out, x, 1024))
+    space = spaced.space()
+    tried = {*record["measurements"], *record["dropped"]}  # dropped: screened as slow
+    assert tried == {space.name(c) for c in FIRST} and record["measured_here"] == 3
+    np.testing.assert_allclose(out.get(), 2 * x.get())
+
+
+def test_the_search_goes_on_from_the_best_start(stream, collector):
+    tunable = started(unique("start-on"), FIRST[:1], configs=5)
+    out, x = buffers(stream, 1024)
+    with ProcessModeOverride(ProcessMode.EXECUTE, collector):
+        tunable(stream, out, x, 1024)
+    record = record_of(tunable, stream, (out, x, 1024))
+    space = spaced.space()
+    start = space.name(FIRST[0])
+    tried = {*record["measurements"], *record["dropped"]}
+    assert start in tried and len(tried) == 5 == record["measured_here"]
+    # local search walks the start's neighbourhood: one parameter step away
+    for name in tried:
+        if name != start:
+            moved = [p for p in space.params if space.config(name)[p] != FIRST[0][p]]
+            assert 1 <= len(moved) <= 2, (name, moved)
+
+
+def test_a_start_chooser_gets_the_device_and_bad_answers_cost_only_themselves(
+        stream, collector, caplog):
+    seen = []
+
+    def chooser(device):
+        seen.append(device)
+        return [FIRST[0], {"ITEMS": 8, "WG": 64, "BODY": "mul"}]  # the second breaks ITEMS*WG<=256
+
+    tunable = started(unique("start-fn"), chooser, configs=2)
+    out, x = buffers(stream, 1024)
+    with caplog.at_level("WARNING", logger="clmodes"):
+        with ProcessModeOverride(ProcessMode.EXECUTE, collector):
+            tunable(stream, out, x, 1024)
+    assert seen and all(d is stream.device for d in seen)
+    assert any("ITEMS * WG <= 256" in r.getMessage() for r in caplog.records)
+    record = record_of(tunable, stream, (out, x, 1024))
+    assert spaced.space().name(FIRST[0]) in {*record["measurements"], *record["dropped"]}
+
+    def broken(device):
+        raise RuntimeError("no idea")
+
+    failing = started(unique("start-raise"), broken, configs=2)
+    with caplog.at_level("WARNING", logger="clmodes"):
+        with ProcessModeOverride(ProcessMode.EXECUTE, collector):
+            failing(stream, out, x, 1024)
+    assert any("start chooser failed" in r.getMessage() and "no idea" in r.getMessage()
+               for r in caplog.records)
+    np.testing.assert_allclose(out.get(), 2 * x.get())
+
+
+def test_a_start_outside_the_space_is_refused_naming_it():
+    with pytest.raises(ValueError, match=r"tunable 't'.*ITEMS \* WG <= 256"):
+        started("t", [{"ITEMS": 8, "WG": 64, "BODY": "mul"}])
+    with pytest.raises(ValueError, match="lacks: COLOUR"):
+        started("t", [{**FIRST[0], "COLOUR": 1}])
+    with pytest.raises(TypeError, match="list of configs"):
+        started("t", FIRST[0])
+    with pytest.raises(ValueError, match="go with space="):
+        Tunable("t", key=lambda: 0, candidates={"a": print}, start=FIRST)
+
+
+def test_a_changed_start_is_a_new_decision(stream):
+    out, x = buffers(stream, 1024)
+    one, other = started("same", FIRST[:1]), started("same", FIRST[1:2])
+    assert one.tune_key(stream, (out, x, 1024)) != other.tune_key(stream, (out, x, 1024))
+    assert started("same", FIRST[:1]).tune_key(stream, (out, x, 1024)) == \
+        one.tune_key(stream, (out, x, 1024))
