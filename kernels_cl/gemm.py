@@ -144,8 +144,8 @@ inline void gemm_slab(VN acc[MWI][NVI], __local ACC* As, __local ACC* Bs,
                 const int lc = LCOL(j, tx);
                 if (SB) {
                     b[j] = LLOADN(&Bs[k * NWG + lc]);
-                } else if (!check) {
-                    b[j] = GLOADN(B + gk * N + col0 + lc);
+                } else if (!check || (gk < K && col0 + lc + VWN <= N)) {
+                    b[j] = GLOADN(B + gk * N + col0 + lc);   /* a whole vector inside */
                 } else {
                     ACC tmp[VWN];
                     for (int v = 0; v < VWN; ++v) {
@@ -187,8 +187,13 @@ void gemm(__global T* C_, int c_off, __global const T* A_, int a_off,
     const int col0 = get_group_id(0) * NWG;
     __local ACC As[SA ? KWG * MWG : 1];
     __local ACC Bs[SB ? KWG * NWG : 1];
+    /* Without staging no item waits for another (no barrier), so one whose columns or
+       rows all lie outside C stops: at a narrow or short edge (N = 10) most items do. */
+    const bool alone = !(SA || SB);
+    if (alone && col0 + LCOL(0, tx) >= N) return;
     /* row tiles: a grid-stride loop, at most MAX_GROUPS work-groups along dimension 1 */
     for (int row0 = get_group_id(1) * MWG; row0 < M; row0 += get_num_groups(1) * MWG) {
+        if (alone && row0 + LROW(0, ty) >= M) break;   /* later tiles lie further out */
         VN acc[MWI][NVI];
         for (int i = 0; i < MWI; ++i)
             for (int j = 0; j < NVI; ++j)

@@ -282,26 +282,54 @@ TUNABLES: dict[str, Tunable] = {
 }
 
 
-# The GEMM space (kernels_cl.gemm, 3954 configs) searched by local search: generations of 8
-# (a neighbourhood), 16 configs per key. The kernels do not depend on the shape, so keys
-# of one workload share their builds and PoCL's first-launch code generation.
+# The GEMM space (kernels_cl.gemm) searched by local search from a few configs known to
+# do well on the kind of device (`start`), generations of 8 (a neighbourhood), 12 configs
+# per key. The kernels do not depend on the shape, so the keys of one workload share their
+# start configs' builds and PoCL's first-launch code generation.
+def _config(text: str) -> dict:
+    return GEMM_SPACE.config(text)
+
+
+# Measured (2 cores, PoCL 6 and Intel's CPU runtime, the MLP's and attention's shapes):
+# register blocking without local memory, 8-wide vectors along N, 4x4 or 8x4 items.
+CPU_START = tuple(_config(text) for text in (
+    "MWG=32,NWG=32,KWG=16,MDIMC=4,NDIMC=4,VWM=1,VWN=8,KWI=1,SA=0,SB=0",
+    "MWG=64,NWG=32,KWG=16,MDIMC=8,NDIMC=4,VWM=1,VWN=8,KWI=1,SA=0,SB=0",
+    "MWG=16,NWG=64,KWG=16,MDIMC=4,NDIMC=4,VWM=1,VWN=8,KWI=1,SA=0,SB=0",
+))
+# Not measured here (no GPU was lent): CLBlast's Xgemm defaults for GPUs, mapped onto
+# this space: both tiles staged in local memory, 16x16 or 8x16 work-groups, 4x4 blocks.
+GPU_START = tuple(_config(text) for text in (
+    "MWG=64,NWG=64,KWG=16,MDIMC=16,NDIMC=16,VWM=4,VWN=4,KWI=4,SA=1,SB=1",
+    "MWG=32,NWG=64,KWG=32,MDIMC=8,NDIMC=16,VWM=1,VWN=4,KWI=1,SA=1,SB=1",
+    "MWG=64,NWG=64,KWG=32,MDIMC=16,NDIMC=16,VWM=1,VWN=1,KWI=4,SA=1,SB=1",
+))
+
+
+def start_configs(device) -> tuple[dict, ...]:
+    """Where the GEMM search starts on `device` (a `clmodes.Device`): the CPU configs on
+    a CPU (on PoCL, a staged config's first launch costs ~2.5 s of code generation
+    against ~0.3 s), the GPU ones on a GPU, both elsewhere."""
+    kind = device.description.device_type
+    return CPU_START if kind == "CPU" else GPU_START if kind == "GPU" else CPU_START + GPU_START
+
+
 SPACE_STRATEGY = LocalSearch(seed=0, generation=8)
-SPACE_BUDGET = Budget(configs=16)
+SPACE_BUDGET = Budget(configs=8)
 SPACE_TUNABLES: dict[str, Tunable] = {
     name: register(Tunable(f"kernels_cl.matmul.gemm.{name}", key=_key, space=GEMM_SPACE,
-                           launch=launch_out, strategy=SPACE_STRATEGY, budget=SPACE_BUDGET))
+                           launch=launch_out, strategy=SPACE_STRATEGY, budget=SPACE_BUDGET,
+                           start=start_configs))
     for name in DTYPES
 }
 
 
 def tunable(dtype_name: str) -> Tunable:
-    """The matmul tunable in use: the 15 hand-written candidates, or with
-    `KERNELS_CL_MATMUL=space` the GEMM space (read at each call, like the workloads'
-    sizes). Candidates by default, measured (same run, 2 cores, load 2.2-3.7, cold
-    PoCL cache, `clmodes warm kernels_cl.workloads:mlp`): the space at 16 configs a key
-    warmed in 53.6 s for winners 2.0x slower than the candidates' (14.2 s) on PoCL, and
-    in 17.3 s for winners 1.07x slower (5.1 s) on Intel's CPU runtime."""
-    choice = os.environ.get("KERNELS_CL_MATMUL", "").strip() or "candidates"
+    """The matmul tunable in use: the GEMM space searched from `start_configs` (the
+    default), or with `KERNELS_CL_MATMUL=candidates` the 15 hand-written candidates (read
+    at each call, like the workloads' sizes). Measured side by side by
+    `ci/bench/bench_matmul_default.py` (README, "The matmul default")."""
+    choice = os.environ.get("KERNELS_CL_MATMUL", "").strip() or "space"
     if choice not in ("space", "candidates"):
         raise ValueError(f"KERNELS_CL_MATMUL must be 'space' or 'candidates', not {choice!r}")
     return (SPACE_TUNABLES if choice == "space" else TUNABLES)[dtype_name]

@@ -22,7 +22,9 @@ from support import device_id, is_oclgrind, test_devices
 from support.schemas import TUNE_FORGET, TUNE_LIST, TUNE_PLOT, TUNE_SHOW, check
 from support.subprocesses import run_cli, run_python
 
-SMALL = {"KERNELS_CL_BATCH": "8", "KERNELS_CL_HIDDEN": "16"}
+# The hand-written matmul candidates: every verb's table is checked against their names
+# (the GEMM space's records are checked in test_tuning_spaces and kernels_cl's tests).
+SMALL = {"KERNELS_CL_BATCH": "8", "KERNELS_CL_HIDDEN": "16", "KERNELS_CL_MATMUL": "candidates"}
 MATMUL = "kernels_cl.matmul.float32"
 DEVICES = [d for d in test_devices() if not is_oclgrind(d)]  # a simulator: minutes per tune
 

@@ -9,6 +9,7 @@ tests there).
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 
@@ -93,6 +94,36 @@ def test_a_covering_sample_of_configs_matches_numpy_on_awkward_shapes(stream, bu
                                    err_msg=f"{name} at M,K,N={shape}")
 
 
+def test_the_start_configs_match_numpy_where_most_items_stop_early(stream):
+    """`kernels_cl.matmul`'s start configs (CPU and GPU), on the MLP's narrow last layer
+    (N = 10) and on shapes where most items of an unstaged config lie outside C (they
+    return, or leave the row-tile loop, before the others finish)."""
+    matmul_module = importlib.import_module("kernels_cl.matmul")
+    starts = matmul_module.CPU_START + matmul_module.GPU_START
+    assert len(starts) == 6 and all(config in SPACE for config in starts)
+    shapes = [(64, 128, 10), (5, 7, 3), (70, 33, 1), (1, 16, 65)]
+    jobs, expected = [], []
+    for M, K, N in shapes:
+        a, b = rand((M, K), np.float32, 3), rand((K, N), np.float32, 4)
+        A, B = cla.to_device(stream.queue, a), cla.to_device(stream.queue, b)
+        for config in starts:
+            jobs.append((config, cla.zeros(stream.queue, (M, N), np.float32), A, B))
+            expected.append((SPACE.name(config), (M, K, N), a.astype(np.float64) @ b))
+    run_all(stream, jobs)
+    for (config, out, _, _), (name, shape, ref) in zip(jobs, expected):
+        np.testing.assert_allclose(out.get(), ref, **tolerance(np.float32, shape[1]),
+                                   err_msg=f"{name} at M,K,N={shape}")
+
+
+def test_start_configs_follow_the_device_kind(stream):
+    matmul_module = importlib.import_module("kernels_cl.matmul")
+    chosen = matmul_module.start_configs(stream.device)
+    kind = stream.device.description.device_type
+    expected = {"CPU": matmul_module.CPU_START, "GPU": matmul_module.GPU_START}.get(
+        kind, matmul_module.CPU_START + matmul_module.GPU_START)
+    assert chosen == expected
+
+
 def test_views_float64_float16_and_the_grid_stride_loop(stream, monkeypatch):
     """Arrays at an offset, the two other dtypes (one staged and one direct config), and
     at most two work-groups along M so that the row-tile loop runs."""
@@ -144,10 +175,10 @@ def test_matmul_picks_its_tunable_from_the_environment(monkeypatch):
 
     matmul_module = importlib.import_module("kernels_cl.matmul")
     monkeypatch.delenv("KERNELS_CL_MATMUL", raising=False)
-    assert matmul_module.tunable("float32") is matmul_module.TUNABLES["float32"]
-    monkeypatch.setenv("KERNELS_CL_MATMUL", "space")
     chosen = matmul_module.tunable("float32")
     assert chosen is matmul_module.SPACE_TUNABLES["float32"] and chosen.space is not None
+    monkeypatch.setenv("KERNELS_CL_MATMUL", "candidates")
+    assert matmul_module.tunable("float32") is matmul_module.TUNABLES["float32"]
     monkeypatch.setenv("KERNELS_CL_MATMUL", "fast")
     with pytest.raises(ValueError, match="KERNELS_CL_MATMUL"):
         matmul_module.tunable("float32")

@@ -127,7 +127,8 @@ def test_matmul_float32(stream, M, K, N):
 
 
 @pytest.mark.parametrize("M,K,N", [(37, 29, 41), (65, 70, 19)])
-def test_matmul_every_candidate(stream, M, K, N, grid):
+def test_matmul_every_candidate(stream, M, K, N, grid, monkeypatch):
+    monkeypatch.setenv("KERNELS_CL_MATMUL", "candidates")
     a, b = rand((M, K), seed=3), rand((K, N), seed=4)
     A, B = dev(stream, a), dev(stream, b)
     kernels_cl.matmul(stream, A, B)  # tunes: every candidate's kernels in one batch

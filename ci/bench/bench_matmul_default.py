@@ -1,0 +1,153 @@
+#!/usr/bin/env python
+"""The README's main job on each matmul tunable: the GEMM space against the 15 candidates.
+
+    python ci/bench/bench_matmul_default.py [--devices portable,intel] [--reps 2]
+        [--workload kernels_cl.workloads:mlp] [--json OUT]
+
+Issue 15 asks that `kernels_cl.matmul` tune a real space by default while keeping
+`clmodes warm kernels_cl.workloads:mlp` within today's time and choosing at least as fast
+a matmul as today's 15 hand-written candidates, measured both ways in one run. Per device
+and repetition, each side (`KERNELS_CL_MATMUL=candidates`, `=space`; order rotated per
+repetition) runs the main job as a fresh process: `python -m clmodes warm WORKLOAD` on a
+fresh store with PoCL's kernel cache and pyopencl's cache off, timed around the whole
+process. Then one process re-measures, per matmul key the workload tuned, the winner of
+each side's last store on the same inputs: interleaved rounds (each round runs every
+winner 5 times, the round's median per winner), 9 rounds, median over rounds, profiling
+events. Printed: warm seconds per side (median over reps), and per key the two winners'
+times and space / candidates (target <= 1.0: at least as fast).
+"""
+
+from __future__ import annotations
+
+import benchlib
+
+benchlib.cold_caches()
+
+import json  # noqa: E402
+import os  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+SIDES = ("candidates", "space")
+ROUNDS, RUNS = 9, 5
+
+
+def warm_once(device: str, side: str, workload: str, store: str) -> float:
+    env = {**os.environ, "KERNELS_CL_MATMUL": side, "CLMODES_DEVICE": device,
+           "CLMODES_CACHE_DIR": store}
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "clmodes", "warm", workload, "-q"],
+                          env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"warm ({side}, {device}) failed: {done.stderr.strip()[-2000:]}")
+    return wall
+
+
+def compare(stores: dict[str, str]) -> list[dict]:
+    """Run in a child process: each matmul key's winners re-measured side by side."""
+    import importlib
+
+    import numpy as np
+    import pyopencl.array as cla
+
+    import clmodes
+    from clmodes.store.store import Store
+    from clmodes.tune.report import tuned_keys
+    from kernels_cl import _common, gemm
+
+    matmul = importlib.import_module("kernels_cl.matmul")
+    stream = clmodes.client().stream()
+    model = stream.device.fingerprint.model
+    winners: dict[str, dict[str, str]] = {}
+    for side, directory in stores.items():
+        for entry in tuned_keys(Store(directory), model):
+            if entry.tunable.startswith("kernels_cl.matmul.") and entry.tunable.endswith("float32"):
+                winners.setdefault(entry.key, {})[side] = entry.winner
+    candidates = matmul.candidates(_common.FLOAT32)
+    rng = np.random.default_rng(0)
+    rows = []
+    for key, chosen in sorted(winners.items()):
+        if set(chosen) != set(SIDES):
+            continue
+        shape = json.loads(key)
+        m, n, k = shape["M"], shape["N"], shape["K"]
+        a = cla.to_device(stream.queue, rng.uniform(-1, 1, (m, k)).astype(np.float32))
+        b = cla.to_device(stream.queue, rng.uniform(-1, 1, (k, n)).astype(np.float32))
+        out = cla.zeros(stream.queue, (m, n), np.float32)
+        runs = {"candidates": lambda name=chosen["candidates"]: candidates[name](stream, out, a, b),
+                "space": lambda name=chosen["space"]: gemm.launch_out(
+                    stream, gemm.GEMM_SPACE.config(name), out, a, b)}
+        for run in runs.values():
+            run().wait()  # first launch: code generation, outside the timing
+        medians: dict[str, list[float]] = {side: [] for side in runs}
+        for round_index in range(ROUNDS):
+            for side in benchlib.rotated(list(runs), round_index):
+                times = []
+                for _ in range(RUNS):
+                    event = runs[side]()
+                    event.wait()
+                    times.append((event.profile.end - event.profile.start) * 1e-9)
+                medians[side].append(statistics.median(times))
+        seconds = {side: statistics.median(values) for side, values in medians.items()}
+        rows.append({"key": key, **{f"{side}_winner": chosen[side] for side in SIDES},
+                     **{f"{side}_s": seconds[side] for side in SIDES},
+                     "ratio": seconds["space"] / seconds["candidates"]})
+    return rows
+
+
+def compare_in_child(device: str, stores: dict[str, str]) -> list[dict]:
+    env = {**os.environ, "CLMODES_DEVICE": device}
+    done = subprocess.run([sys.executable, __file__, "--compare", json.dumps(stores)],
+                          env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"compare on {device} failed: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = benchlib.parser(__doc__, json_help="write the figures here")
+    parser.add_argument("--devices", default="portable,intel")
+    parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--workload", default="kernels_cl.workloads:mlp")
+    parser.add_argument("--compare", help=argparse_hidden())
+    args = parser.parse_args()
+    if args.compare:
+        print(json.dumps(compare(json.loads(args.compare))))
+        return
+    results = []
+    for device in args.devices.split(","):
+        walls: dict[str, list[float]] = {side: [] for side in SIDES}
+        last: dict[str, str] = {}
+        before = benchlib.loadavg_1min()
+        for rep in range(args.reps):
+            for side in benchlib.rotated(list(SIDES), rep):
+                store = tempfile.mkdtemp(prefix=f"clmodes-bench-default-{side}-")
+                walls[side].append(warm_once(device, side, args.workload, store))
+                last[side] = store
+        keys = compare_in_child(device, last)
+        after = benchlib.loadavg_1min()
+        print(f"== {device}: {args.workload}, {args.reps} reps{benchlib.load_text(before, after)}")
+        for side in SIDES:
+            print(f"  warm, {side:<10} {statistics.median(walls[side]):6.1f} s  "
+                  f"(runs {', '.join(f'{w:.1f}' for w in walls[side])})")
+        for row in keys:
+            print(f"  {row['key']}: space {row['space_s'] * 1e3:.3f} ms ({row['space_winner']}) "
+                  f"/ candidates {row['candidates_s'] * 1e3:.3f} ms ({row['candidates_winner']})"
+                  f" = {row['ratio']:.2f}")
+        results.append({"device": device, "walls": walls, "keys": keys,
+                        "load": [before, after]})
+    benchlib.write_json(args.json, results)
+
+
+def argparse_hidden() -> str:
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+if __name__ == "__main__":
+    main()
