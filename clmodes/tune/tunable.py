@@ -43,6 +43,7 @@ from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.budget import Budget
 from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
+from clmodes.tune import sharing
 from clmodes.tune.coordination import measure_or_adopt
 from clmodes.tune.identity import stale_candidates
 from clmodes.tune.racing import RacePolicy
@@ -225,7 +226,7 @@ class Tunable:
 
     def _tuner(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> Tuner:
         return Tuner(key, self.choices, stream, args, default_store(), self.policy,
-                     self.measure_args, self._describe(key), self.budget)
+                     self.measure_args, self._describe(key), self.budget, sharing.current())
 
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
         with unrecorded():

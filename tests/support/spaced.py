@@ -32,7 +32,7 @@ def space(items=(1, 2, 4, 8), bodies=("mul", "add")) -> TuningSpace:
 
 
 def make(name: str, items=(1, 2, 4, 8), bodies=("mul", "add"), edit: str | None = None,
-         generation: int = 4, configs: int | None = None) -> Tunable:
+         generation: int = 4, configs: int | None = None, strategy=None) -> Tunable:
     sources = dict(BODIES)
     if edit is not None:
         sources[edit] = sources[edit].replace("int first", "int  first")  # same math, new text
@@ -48,7 +48,7 @@ def make(name: str, items=(1, 2, 4, 8), bodies=("mul", "add"), edit: str | None 
         return stream.launch(kernel, groups * config["WG"], config["WG"], out.data, x.data, n)
 
     return Tunable(name, key=lambda out, x, n: {"n": n}, space=space(items, bodies),
-                   launch=launch, strategy=Exhaustive(generation=generation),
+                   launch=launch, strategy=strategy or Exhaustive(generation=generation),
                    budget=Budget(configs=configs) if configs else None)
 
 
