@@ -203,6 +203,11 @@ def _add_fleet(verbs: SubParsers) -> None:
     warm.add_argument("--allow-partial", action="store_true",
                       help="write OUT from the targets that succeeded (exit status 3)")
     warm.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    warm.add_argument("--spread", action="store_true",
+                      help="share each tune over every node with the same device model")
+    warm.add_argument("--spread-timeout", type=float, default=None, metavar="SECONDS",
+                      help="with --spread: a node's share not posted by then is measured "
+                           "by another (default 120)")
     _add_sign(warm)
     warm.add_argument("--working-dir", default=None, metavar="DIR",
                       help="ship DIR to the nodes as Ray's runtime_env working_dir")

@@ -11,9 +11,11 @@ import time
 from pathlib import Path
 
 import clmodes
-from support import tunables
+from support import spaced, tunables
 
 HANG_SECONDS = 300
+SPACED = "tests.fleet.spaced"
+SPACED_OPTIONS = {"configs": 8, "generation": 4}  # two generations of four
 
 
 TINY = tunables.make_tunable("tests.fleet.tiny")
@@ -30,6 +32,14 @@ def tiny() -> None:
     stream = clmodes.client().stream()
     out, x = tunables.buffers(stream, 1024)
     TINY(stream, out, x, 1024)
+
+
+def spaced_space() -> None:
+    """One key over a tuning space (`support.spaced`): a budget of 8 configs in
+    generations of 4, for the spread tests (each node measures its share)."""
+    stream = clmodes.client().stream()
+    out, x = tunables.buffers(stream, 4096)
+    spaced.make(SPACED, **SPACED_OPTIONS)(stream, out, x, 4096)
 
 
 def _on_intel() -> bool:

@@ -73,5 +73,6 @@ def run(name: str, n: int = 4096, mode: str = "EXECUTE", **options) -> str:
         "measured": sorted(record.get("measurements", {})),
         "dropped": record.get("dropped", {}),
         "space_size": record.get("space_size"),
+        "spread": record.get("spread"),
         "builds": builds,
     })
