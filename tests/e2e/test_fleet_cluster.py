@@ -172,6 +172,27 @@ def test_spread_shares_one_tune_over_the_two_intel_nodes(cluster, tmp_path):
     assert "adopted_on" not in spread  # the leader's own bundle ships (same exact device)
 
 
+def test_spread_peer_that_dies_has_its_share_measured_by_the_leader(cluster, tmp_path):
+    out = tmp_path / "fleet.clmodes"
+    answer = cluster.cli("fleet", "warm", "support.fleet_workloads:spaced_peer_dies", "-o",
+                         str(out), "--json", "--spread", "--spread-timeout", "4")
+    payload = report(answer)
+    assert answer["rc"] == 0 and payload["complete"], answer["stderr"][-3000:]
+    [group] = payload["groups"]
+    leader, other = group["nodes"]
+    assert other["status"].startswith("failed") and leader["status"] == "ok"
+    assert leader["took_over"] >= 1 and leader["reraced"] == 1
+    assert by_vendor(payload)["Intel"]["node"] == leader["node"]
+    store = tmp_path / "store"
+    assert run_cli(store, "bundle", "import", str(out), "--allow-unsigned").returncode == 0
+    run = tune_reported(store, "tests.fleet.spaced.dies", dict(SPACED_OPTIONS))
+    assert run["keys"] == 0 and run["ok"], run["stderr"][-3000:]
+    # Nothing measured twice, nothing missing: the budget exactly, mostly by the leader.
+    measured_on = run["spread"]["measured_on"]
+    assert sum(measured_on.values()) == run["measured_here"] == SPACED_OPTIONS["configs"]
+    assert measured_on[leader["node"]] >= SPACED_OPTIONS["configs"] - 2
+
+
 def tune_reported(store, name: str, options: dict) -> dict:
     return run_reporting("spaced", store, "intel", name, **options)
 

@@ -6,6 +6,7 @@ hanging workload marks, so that the test knows when, and on which node, to kill.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -40,6 +41,26 @@ def spaced_space() -> None:
     stream = clmodes.client().stream()
     out, x = tunables.buffers(stream, 4096)
     spaced.make(SPACED, **SPACED_OPTIONS)(stream, out, x, 4096)
+
+
+def spaced_peer_dies() -> None:
+    """`spaced_space`, but the spread group's second node dies (its job exits at once)
+    at the first launch of its second generation: its first share is posted, the
+    second never is, and the leader must measure it after the deadline."""
+    role = json.loads(os.environ.get("CLMODES_FLEET_SPREAD", "{}"))
+    seen: set[str] = set()
+
+    def on_launch(config) -> None:
+        if clmodes.process_mode() is not clmodes.ProcessMode.COMPILE_AND_AUTOTUNE:
+            return
+        seen.add(repr(sorted(config.items())))
+        if role.get("rank") == 1 and len(seen) > 2:  # 2 configs: its first generation's share
+            os._exit(7)
+
+    stream = clmodes.client().stream()
+    out, x = tunables.buffers(stream, 4096)
+    spaced.make("tests.fleet.spaced.dies", on_launch=on_launch, **SPACED_OPTIONS)(
+        stream, out, x, 4096)
 
 
 def _on_intel() -> bool:

@@ -32,13 +32,16 @@ def space(items=(1, 2, 4, 8), bodies=("mul", "add")) -> TuningSpace:
 
 
 def make(name: str, items=(1, 2, 4, 8), bodies=("mul", "add"), edit: str | None = None,
-         generation: int = 4, configs: int | None = None, strategy=None) -> Tunable:
+         generation: int = 4, configs: int | None = None, strategy=None,
+         on_launch=None) -> Tunable:
     sources = dict(BODIES)
     if edit is not None:
         sources[edit] = sources[edit].replace("int first", "int  first")  # same math, new text
     pause = float(os.environ.get("SPACED_PAUSE_S", "0"))
 
     def launch(stream, config, out, x, n):
+        if on_launch is not None:
+            on_launch(config)
         if pause:
             time.sleep(pause)  # slow enough for a test to kill it mid-tune
         kernel = Kernel(sources[config["BODY"]], "twice",
