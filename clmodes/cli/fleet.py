@@ -81,8 +81,9 @@ def fleet_warm_text(payload: dict[str, Any]) -> str:
                   f"    {t['kernels_compiled']} kernels compiled, {t['keys_tuned']} keys tuned, "
                   f"{t['seconds']} s"]
     for group in payload.get("groups", []):
+        reraced = ", ".join(n["node"] for n in group["nodes"] if n["reraced"]) or "none"
         lines.append(f"  spread over {len(group['nodes'])} nodes ({group['configs']} configs "
-                     f"measured; finalists re-raced on the leader {group['leader']}):")
+                     f"measured; finalists re-raced on {reraced}):")
         for n in group["nodes"]:
             extra = f", took over {n['took_over']} share(s)" if n["took_over"] else ""
             lines.append(f"    {n['node']}: {n['configs']} configs{extra}, {n['status']}")

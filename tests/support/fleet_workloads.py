@@ -63,6 +63,23 @@ def spaced_peer_dies() -> None:
         stream, out, x, 4096)
 
 
+def gemm_space() -> None:
+    """One 256x256x256 float32 GEMM key over `kernels_cl`'s GEMM space (local search,
+    generations of 8, 16 configs): the spread benchmark's workload
+    (`ci/bench/bench_fleet.py --spread`), where measuring is most of the warm."""
+    import numpy as np
+    import pyopencl.array as cla
+
+    import kernels_cl
+
+    os.environ["KERNELS_CL_MATMUL"] = "space"
+    stream = clmodes.client().stream()
+    rng = np.random.default_rng(0)
+    a, b = (cla.to_device(stream.queue, rng.random((256, 256), dtype=np.float32))
+            for _ in range(2))
+    kernels_cl.matmul(stream, a, b)
+
+
 def _on_intel() -> bool:
     return clmodes.client().device.fingerprint.vendor == "Intel"
 
