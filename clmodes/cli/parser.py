@@ -37,6 +37,7 @@ ENVIRONMENT = (
     ("CLMODES_CONFIG_DIR", "the config folder, holding trusted-keys/ (default: the user config dir)"),
     ("CLMODES_TRUSTED_KEYS", "public key files trusted at bundle import, os.pathsep-separated"),
     ("CLMODES_FLEET_PARENT", "set by clmodes fleet on its node processes (internal)"),
+    ("CLMODES_FLEET_SPREAD", "set by clmodes fleet warm --spread: a node's role (internal)"),
     ("PYOPENCL_BUILD_OPTIONS", "pyopencl's extra build options (batching reads them too)"),
     ("KERNELS_CL_BATCH", "kernels_cl workloads: MLP rows, attention sequences (64, 2)"),
     ("KERNELS_CL_HIDDEN", "kernels_cl workloads: hidden width (mlp 128, attention 64)"),

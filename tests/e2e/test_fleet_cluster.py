@@ -170,6 +170,9 @@ def test_spread_shares_one_tune_over_the_two_intel_nodes(cluster, tmp_path):
     assert spread["measured_on"] == {leader["node"]: leader["configs"],
                                      other["node"]: other["configs"]}
     assert "adopted_on" not in spread  # the leader's own bundle ships (same exact device)
+    shown = json.loads(run_cli(store, "tune", "show", SPACED, "--json").stdout)
+    [key] = shown["keys"]  # what a person reads: `clmodes tune show`
+    assert key["spread"] == {**spread, "adopted_on": None} and key["winner"] == run["winner"]
 
 
 def test_spread_peer_that_dies_has_its_share_measured_by_the_leader(cluster, tmp_path):
