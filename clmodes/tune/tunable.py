@@ -165,8 +165,9 @@ class Tunable:
             if process_mode() is ProcessMode.COMPILE_ONLY:
                 # Which candidate the workload uses is not known until the tune.
                 with unrecorded():
-                    self._tuner(stream, args, key).gather_first()
-                    return self._run(self.choices.start().ask()[0], stream, args)
+                    gathered = self._tuner(stream, args, key).gather_first()
+                    first = gathered[0] if gathered else self.choices.start().ask()[0]
+                    return self._run(first, stream, args)
             winner = default_runtime().tunes.tune_once(key, lambda: self._tune(stream, args, key))
         return self._run(winner, stream, args)
 

@@ -106,11 +106,15 @@ class Tuner:
 
     # -- gathering only (COMPILE_ONLY) -----------------------------------------------------
 
-    def gather_first(self) -> None:
-        """Queue the kernels of the first generation the search would measure."""
+    def gather_first(self) -> list[str]:
+        """Queue the kernels of the first generation the search would measure (of this
+        process's share of it, in a shared tune); the names queued."""
         names = self.candidates.start().ask()
-        for name in names if self.sharing is None else self.sharing.share(names):
+        if self.sharing is not None:
+            names = self.sharing.share(names)
+        for name in names:
             self._gather(name, self.args)
+        return names
 
     # -- measuring -------------------------------------------------------------------------
 

@@ -159,3 +159,15 @@ def test_two_tuners_share_one_local_search(stream):
     # Both stores hold every measurement of the group (a re-tune there reuses them).
     for store in stores:
         assert len(store.measurements(*key[:3])) >= 8
+
+
+def test_a_leader_that_never_decides_is_replaced_by_the_next_rank():
+    ledger = MemoryLedger()
+    second = Spread(ledger, 1, 2, "b", timeout_s=0.2)
+    started = time.monotonic()
+    record = second.decide("k", lambda: {"winner": "c1", "spread": {"reraced_on": "b"}})
+    assert time.monotonic() - started >= 0.2  # it waited its turn (timeout x rank)
+    assert record["winner"] == "c1" and second.reraced == 1
+    # A leader arriving late adopts what was decided instead of re-racing.
+    late = Spread(ledger, 0, 2, "a").decide("k", lambda: {"winner": "c9"})
+    assert late["winner"] == "c1" and late["spread"]["adopted_on"] == "a"
