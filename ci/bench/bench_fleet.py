@@ -3,6 +3,7 @@
 single-machine `clmodes warm` runs it replaces, measured side by side in one run.
 
     python ci/bench/bench_fleet.py [--reps N] [--workload MODULE:FUNCTION] [--json OUT]
+    python ci/bench/bench_fleet.py --spread [--reps N] [--workload ...] [--json OUT]
 
 The fleet is a real Ray cluster on this machine inside a network and PID namespace of
 its own (`tests/support/fleet_cluster.py`): a PoCL-only head and an Intel-only worker,
@@ -24,6 +25,20 @@ Ratios: fleet wall / (single sum) and fleet wall / (single max). On this machine
 nodes share the same 2 cores, so the two warms in parallel are not faster than one
 after the other; on a real fleet every node has its own device and cores, and the time
 is about the slowest device + the fixed cost + the overhead.
+
+`--spread`: one tune spread over identical devices against the same tune on one. The
+fleet is a head with no OpenCL device and two Intel-only workers; the workload defaults
+to `support.fleet_workloads:gemm_space` (one GEMM key, local search, 16 configs in
+generations of 8). Per repetition, interleaved: `fleet warm W` (one Intel target: one
+node measures all 16) and `fleet warm W --spread` (both nodes, 8 each). Figures: the
+Intel job's seconds on its node (fresh Python, warm, export) plain and spread (the
+slowest member), their ratio (the speed-up of the added device), each wall, and the
+seconds a spread job spent joining the cluster to reach its ledger. On this machine
+both "devices" are Intel's CPU runtime on the same 2 cores, so two nodes measuring at
+once compete for them: the figure shows the protocol's cost, not a real device's gain.
+`--pin` gives each Intel node one core of its own (`taskset`, inherited by its raylet,
+workers and jobs; Intel's runtime then sees a one-core device): closer to two devices,
+though the driver, the head and memory bandwidth are still shared.
 """
 
 from __future__ import annotations
@@ -80,10 +95,39 @@ def rep(cluster: FleetCluster, workload: str, scratch: Path) -> dict:
     return figures
 
 
+def spread_rep(cluster: FleetCluster, workload: str, scratch: Path) -> dict:
+    figures: dict[str, float] = {}
+    for name, extra in (("plain", ()), ("spread", ("--spread",))):
+        out = Path(tempfile.mkdtemp(dir=scratch)) / "out.clmodes"
+        answer = cluster.cli("fleet", "warm", workload, "-o", str(out), "--json", *extra)
+        if answer["rc"] != 0:
+            raise SystemExit(f"clmodes fleet warm {' '.join(extra)} failed (status "
+                             f"{answer['rc']}): {answer['stdout'][-2000:]}"
+                             f"{answer['stderr'][-2000:]}")
+        report = json.loads(answer["stdout"])
+        figures[f"{name}_wall"] = answer["seconds"]
+        if name == "plain":
+            figures["plain_job"] = max(t["seconds"] for t in report["targets"])
+        else:
+            [group] = report["groups"]
+            figures["spread_job"] = max(n["seconds"] for n in group["nodes"])
+            figures["spread_join"] = max(n["join_s"] for n in group["nodes"])
+            for n in group["nodes"]:
+                figures[f"spread_configs_rank{n['rank']}"] = n["configs"]
+    figures["speedup_ratio"] = figures["plain_job"] / figures["spread_job"]
+    figures["wall_speedup_ratio"] = figures["plain_wall"] / figures["spread_wall"]
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--workload", default="support.fleet_workloads:small")
+    parser.add_argument("--workload", default=None,
+                        help="default: support.fleet_workloads:small (:gemm_space with --spread)")
+    parser.add_argument("--spread", action="store_true",
+                        help="one tune spread over two Intel nodes against one node")
+    parser.add_argument("--pin", action="store_true",
+                        help="with --spread: pin each Intel node to a CPU of its own (taskset)")
     parser.add_argument("--json", default=None, metavar="OUT")
     args = parser.parse_args()
     reason = FleetCluster.unusable()
@@ -91,18 +135,30 @@ def main() -> int:
         raise SystemExit(f"bench_fleet: {reason}")
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     scratch = Path(tempfile.mkdtemp(prefix="clf-", dir="/tmp"))
-    cluster = FleetCluster(scratch, ("intel-a",))
+    workload = args.workload or ("support.fleet_workloads:gemm_space" if args.spread
+                                 else "support.fleet_workloads:small")
+    if args.spread:
+        names = ("intel-a@0", "intel-b@1") if args.pin else ("intel-a", "intel-b")
+        cluster = FleetCluster(scratch, names, head="none")
+    else:
+        cluster = FleetCluster(scratch, ("intel-a",))
+    measure = spread_rep if args.spread else rep
     try:
         cluster.start(environment())
-        reps = [rep(cluster, args.workload, scratch) for _ in range(args.reps)]
+        reps = [measure(cluster, workload, scratch) for _ in range(args.reps)]
     finally:
         cluster.close()
         shutil.rmtree(scratch, ignore_errors=True)
     medians = {k: statistics.median(r[k] for r in reps) for k in reps[0]}
-    print(f"fleet warm of {args.workload}, 2 nodes (PoCL, Intel), {args.reps} reps, "
-          f"median; load before: {load}")
+    if args.spread:  # ratios of the medians, as the README quotes them
+        medians["speedup_ratio"] = medians["plain_job"] / medians["spread_job"]
+        medians["wall_speedup_ratio"] = medians["plain_wall"] / medians["spread_wall"]
+    nodes = "a head without OpenCL, 2 Intel nodes" if args.spread else "2 nodes (PoCL, Intel)"
+    print(f"fleet warm{' --spread' if args.spread else ''} of {workload}, {nodes}, "
+          f"{args.reps} reps, median; load before: {load}")
     for key, value in medians.items():
-        print(f"  {key:<22} {value:8.3f}{'' if key.endswith('ratio') else ' s'}")
+        unit = "" if key.endswith("ratio") or "configs" in key else " s"
+        print(f"  {key:<22} {value:8.3f}{unit}")
     if args.json:
         # Ratios once (the medians): `ci/bench/run` collects every figure named a ratio.
         samples = [{k: v for k, v in r.items() if not k.endswith("ratio")} for r in reps]

@@ -37,11 +37,17 @@ def run_fleet_devices(args: argparse.Namespace) -> int:
 def run_fleet_warm(args: argparse.Namespace) -> int:
     """Warm on every distinct device of the cluster; 0 only when OUT holds every target."""
     runtime_env = {"working_dir": args.working_dir} if args.working_dir else None
+    spread = {"spread": args.spread}
+    if args.spread_timeout is not None:
+        if not args.spread_timeout > 0:
+            raise fleet.FleetError(f"--spread-timeout must be positive, got {args.spread_timeout}")
+        spread["spread_timeout_s"] = args.spread_timeout
     with _ray_chatter_to_stderr():
         report = fleet.warm(args.workload, args.out, args.address, args.per,
                             allow_partial=args.allow_partial, force=args.force,
                             runtime_env=runtime_env,
-                            progress=None if args.json else sys.stderr, sign=args.sign)
+                            progress=None if args.json else sys.stderr, sign=args.sign,
+                            **spread)
     emit(args.json, report.as_dict(), fleet_warm_text)
     return report.exit_status
 
@@ -74,6 +80,13 @@ def fleet_warm_text(payload: dict[str, Any]) -> str:
                   f"    status: {t['status']}",
                   f"    {t['kernels_compiled']} kernels compiled, {t['keys_tuned']} keys tuned, "
                   f"{t['seconds']} s"]
+    for group in payload.get("groups", []):
+        reraced = ", ".join(n["node"] for n in group["nodes"] if n["reraced"]) or "none"
+        lines.append(f"  spread over {len(group['nodes'])} nodes ({group['configs']} configs "
+                     f"measured; finalists re-raced on {reraced}):")
+        for n in group["nodes"]:
+            extra = f", took over {n['took_over']} share(s)" if n["took_over"] else ""
+            lines.append(f"    {n['node']}: {n['configs']} configs{extra}, {n['status']}")
     if payload["complete"]:
         lines.append(f"wrote {payload['out']}")
     elif payload["written"]:

@@ -37,6 +37,7 @@ ENVIRONMENT = (
     ("CLMODES_CONFIG_DIR", "the config folder, holding trusted-keys/ (default: the user config dir)"),
     ("CLMODES_TRUSTED_KEYS", "public key files trusted at bundle import, os.pathsep-separated"),
     ("CLMODES_FLEET_PARENT", "set by clmodes fleet on its node processes (internal)"),
+    ("CLMODES_FLEET_SPREAD", "set by clmodes fleet warm --spread: a node's role (internal)"),
     ("PYOPENCL_BUILD_OPTIONS", "pyopencl's extra build options (batching reads them too)"),
     ("KERNELS_CL_BATCH", "kernels_cl workloads: MLP rows, attention sequences (64, 2)"),
     ("KERNELS_CL_HIDDEN", "kernels_cl workloads: hidden width (mlp 128, attention 64)"),
@@ -203,6 +204,11 @@ def _add_fleet(verbs: SubParsers) -> None:
     warm.add_argument("--allow-partial", action="store_true",
                       help="write OUT from the targets that succeeded (exit status 3)")
     warm.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    warm.add_argument("--spread", action="store_true",
+                      help="share each tune over every node with the same device model")
+    warm.add_argument("--spread-timeout", type=float, default=None, metavar="SECONDS",
+                      help="with --spread: a node's share not posted by then is measured "
+                           "by another (default 120)")
     _add_sign(warm)
     warm.add_argument("--working-dir", default=None, metavar="DIR",
                       help="ship DIR to the nodes as Ray's runtime_env working_dir")

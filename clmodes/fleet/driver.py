@@ -12,6 +12,11 @@ results). Faults, told apart by how they arrive:
   alive, else `lost: node died`;
 - the bundle fails verification on the driver: that target fails with the bundle's line.
 
+With `spread`, nodes with the same device model form groups (`spread.py`): one job per
+node of a group, every tune shared through the group's ledger; a group's targets are
+settled when all its jobs have ended (a member's death costs its shares' deadline, not
+the target: the group is its own redundancy, so nothing is retried).
+
 OUT is written once, at the end, only if every target succeeded, or with
 `allow_partial` from what did; it is checked before anything runs (an existing OUT
 needs `force`), so a refused command costs no cluster time.
@@ -27,12 +32,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from clmodes.bundle import BundleError
-from clmodes.fleet import assembly, tasks
+from clmodes.fleet import assembly, ledger, tasks
 from clmodes.fleet.cluster import Node, alive_nodes, connected, cpus_for, pinned
 from clmodes.fleet.discovery import discover
 from clmodes.fleet.errors import FleetError
 from clmodes.fleet.progress import TICK, FleetProgress
 from clmodes.fleet.report import FleetReport, Status, TargetReport
+from clmodes.fleet.spread import DEFAULT_TIMEOUT_S, Group, Member, plan_groups
 from clmodes.fleet.targets import Target, plan
 
 log = logging.getLogger("clmodes")
@@ -47,10 +53,25 @@ class _Attempt:
     tried: list[str]
 
 
+@dataclasses.dataclass
+class _GroupRun:
+    """A spread group in flight: its ledger and each member's outcome as it ends."""
+
+    group: Group
+    entries: list[TargetReport]
+    handle: Any
+    ended: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)  # rank -> result
+
+    @property
+    def done(self) -> bool:
+        return len(self.ended) == len(self.group.members)
+
+
 def warm(workload: str, out: str, address: str | None = None, per: str = "exact", *,
          allow_partial: bool = False, force: bool = False,
          runtime_env: dict[str, Any] | None = None,
-         progress: TextIO | None = None, sign: str | None = None) -> FleetReport:
+         progress: TextIO | None = None, sign: str | None = None,
+         spread: bool = False, spread_timeout_s: float = DEFAULT_TIMEOUT_S) -> FleetReport:
     """Warm `workload` ("module:function", importable on every node) once per distinct
     device fingerprint of the cluster at `address`; merge the bundles into `out`.
 
@@ -58,7 +79,10 @@ def warm(workload: str, out: str, address: str | None = None, per: str = "exact"
     workload's code to the nodes). Returns the report; raises `FleetError` (no Ray, no
     cluster, no device anywhere) or `BundleError` (OUT refused) before any warm runs.
     `sign`: a private key file (`clmodes bundle keygen`) to sign OUT with: a bundle with
-    binaries is imported only when signed by a key the user trusts."""
+    binaries is imported only when signed by a key the user trusts.
+    `spread`: every node with the same device model shares that model's tunes, each
+    measuring a share of every generation (`spread.py`); a share not posted within
+    `spread_timeout_s` is measured by another node of the group."""
     if ":" not in workload:
         raise FleetError(f"expected MODULE:FUNCTION, got {workload!r}")
     assembly.check_output(out, force)
@@ -70,19 +94,24 @@ def warm(workload: str, out: str, address: str | None = None, per: str = "exact"
         if not targets:
             raise FleetError("no OpenCL device on any node of the cluster")
         report = FleetReport(workload, str(out), per,
-                             [TargetReport(t.fingerprint, t.device) for t in targets])
+                             [TargetReport(t.fingerprint, t.device) for t in targets],
+                             spread=spread)
+        groups = plan_groups(found, targets, per)[0] if spread else []
         started = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="clmodes-fleet-") as directory:
-            parts = _run(ray, workload, targets, report, Path(directory), FleetProgress(progress))
+            parts = _run(ray, workload, targets, report, Path(directory), FleetProgress(progress),
+                         groups, spread_timeout_s)
             _write(report, parts, allow_partial, force, sign)
         report.seconds = time.perf_counter() - started
     return report
 
 
 def _run(ray: Any, workload: str, targets: list[Target], report: FleetReport,
-         directory: Path, progress: FleetProgress) -> list[Path]:
+         directory: Path, progress: FleetProgress, groups: list[Group] = (),
+         spread_timeout_s: float = DEFAULT_TIMEOUT_S) -> list[Path]:
     remote = ray.remote(max_retries=0)(tasks.warm_target)
-    pending: dict[Any, _Attempt] = {}
+    pending: dict[Any, _Attempt | tuple[_GroupRun, Member]] = {}
+    runs: list[_GroupRun] = []
 
     def submit(target: Target, entry: TargetReport, node: Node, tried: list[str]) -> None:
         device = next(d for n, d in target.places if n == node)
@@ -92,8 +121,23 @@ def _run(ray: Any, workload: str, targets: list[Target], report: FleetReport,
         entry.attempts.append(node.name)
         pending[ref] = _Attempt(target, entry, node, tried + [node.node_id])
 
+    grouped = {id(t) for group in groups for t in group.targets}
     for target, entry in zip(targets, report.targets):
-        submit(target, entry, target.places[0][0], [])
+        if id(target) not in grouped:
+            submit(target, entry, target.places[0][0], [])
+    entries = {id(t): e for t, e in zip(targets, report.targets)}
+    for group in groups:
+        name, handle = ledger.create(ray)
+        run = _GroupRun(group, [entries[id(t)] for t in group.targets], handle)
+        runs.append(run)
+        for entry in run.entries:
+            entry.node = group.leader.node.name
+        for member in group.members:
+            role = group.role(member, name, spread_timeout_s)
+            ref = remote.options(scheduling_strategy=pinned(ray, member.node),
+                                 num_cpus=cpus_for(member.node),
+                                 ).remote(workload, member.device.index, role)
+            pending[ref] = (run, member)
     parts: list[Path] = []
     try:
         while pending:
@@ -101,14 +145,83 @@ def _run(ray: Any, workload: str, targets: list[Target], report: FleetReport,
             progress.draw(report.targets)
             for ref in ready:
                 attempt = pending.pop(ref)
+                if isinstance(attempt, tuple):
+                    run, member = attempt
+                    run.ended[member.rank] = _member_result(ray, ref)
+                    if run.done:
+                        _settle(ray, run, directory, parts, report)
+                    continue
                 retry = _collect(ray, ref, attempt, directory, parts, per=report.per)
                 if retry is not None:
                     submit(attempt.target, attempt.report, retry, attempt.tried)
     finally:
         for ref in pending:  # only on an interrupt: do not leave jobs running
             ray.cancel(ref, force=True)
+        for run in runs:
+            ray.kill(run.handle)
         progress.close()
     return parts
+
+
+def _member_result(ray: Any, ref: Any) -> dict[str, Any]:
+    """A group member's job, ended: its report, or why it has none."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as error:
+        return {"status": "failed", "line": _first_line(error)}
+    except ray.exceptions.RayError as error:
+        log.warning("fleet: a spread job was lost (%s)", type(error).__name__)
+        return {"status": "lost"}
+
+
+def _settle(ray: Any, run: _GroupRun, directory: Path, parts: list[Path],
+            report: FleetReport) -> None:
+    """Every member has ended: each target takes the bundle of the first member (in rank
+    order) that has its device and succeeded; the group's line goes into the report."""
+    group = run.group
+    for target, entry in zip(group.targets, run.entries):
+        holders = [m for m in group.members if m.holds(target, report.per)]
+        entry.status, entry.line = Status.LOST, ""
+        for member in holders:
+            result = run.ended[member.rank]
+            if result.get("status") == "ok":
+                try:
+                    name = f"{len(parts)}.clmodes"
+                    parts.append(assembly.accept(directory, name, result["bundle"],
+                                                 entry.fingerprint, report.per))
+                except BundleError as error:
+                    _fail(entry, f"bundle rejected: {error}")
+                    continue
+                entry.status, entry.line = Status.OK, ""
+                entry.node, entry.device = member.node.name, member.device.label
+                entry.kernels_compiled = int(result.get("kernels_compiled", 0))
+                entry.keys_tuned = int(result.get("keys_tuned", 0))
+                entry.seconds = float(result.get("seconds", 0.0))
+                break
+            if result.get("status") == "failed" and entry.status is Status.LOST:
+                _fail(entry, str(result.get("line", "no reason given")))
+        entry.attempts = [entry.node] if entry.node else []
+    report.groups.append(_group_report(run))
+
+
+def _group_report(run: _GroupRun) -> dict[str, Any]:
+    nodes = []
+    for member in run.group.members:
+        result = run.ended[member.rank]
+        shared = result.get("spread") or {}
+        status = result.get("status", "lost")
+        nodes.append({"node": member.node.name, "rank": member.rank,
+                      "device": member.device.label,
+                      "status": (f"failed: {result.get('line', '')}" if status == "failed"
+                                 else "lost: node died" if status == "lost" else status),
+                      "configs": int(shared.get("configs", 0)),
+                      "took_over": int(shared.get("took_over", 0)),
+                      "reraced": int(shared.get("reraced", 0)),
+                      "keys": int(shared.get("keys", 0)),
+                      "join_s": float(shared.get("join_s", 0.0)),
+                      "seconds": round(float(result.get("seconds", 0.0)), 3)})
+    return {"model": run.group.model, "leader": run.group.leader.node.name,
+            "configs": sum(n["configs"] for n in nodes), "nodes": nodes}
 
 
 def _collect(ray: Any, ref: Any, attempt: _Attempt, directory: Path, parts: list[Path],

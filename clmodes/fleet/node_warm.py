@@ -1,7 +1,9 @@
 """`python -m clmodes.fleet.node_warm MODULE:FUNCTION BUNDLE`: one target's job on a node.
 
 Run by `tasks.warm_target` in a fresh process whose environment names the device
-(`CLMODES_DEVICE`) and a fresh store (`CLMODES_CACHE_DIR`). It warms the workload with
+(`CLMODES_DEVICE`) and a fresh store (`CLMODES_CACHE_DIR`), and, in a spread group,
+its role there (`CLMODES_FLEET_SPREAD`: it then joins the group's ledger and every tune
+is shared, `clmodes.tune.sharing`). It warms the workload with
 `clmodes.warm` (refusing a store in memory: a target must never ship an empty bundle),
 exports that store to BUNDLE and prints one JSON line: the device it warmed, what it
 compiled and tuned, or the failure's last line (the exception's own `Type: message`).
@@ -18,6 +20,8 @@ import signal
 import sys
 import traceback
 from typing import Any
+
+from clmodes.fleet.tasks import ROLE_VARIABLE
 
 PR_SET_PDEATHSIG = 1
 
@@ -56,12 +60,22 @@ def run(workload_name: str, bundle_path: str) -> dict[str, Any]:
 
     workload = load_workload(workload_name)
     device = client().device
-    statistics = warm(workload, allow_memory=False).as_dict()
+    role = os.environ.get(ROLE_VARIABLE)
+    spread: dict[str, Any] | None = None
+    if role:
+        from clmodes.fleet.ledger import joined
+        from clmodes.tune.sharing import installed
+
+        with joined(json.loads(role)) as (hook, join_s), installed(hook):
+            statistics = warm(workload, allow_memory=False).as_dict()
+        spread = {**hook.summary(), "join_s": round(join_s, 3)}
+    else:
+        statistics = warm(workload, allow_memory=False).as_dict()
     bundle.export(bundle_path)
     return {"status": "ok", "device": device.label, "exact": device.fingerprint.exact,
             "model": device.fingerprint.model,
             "kernels_compiled": statistics["compilation"]["compiled"],
-            "keys_tuned": statistics["autotune"]["keys"]}
+            "keys_tuned": statistics["autotune"]["keys"], "spread": spread}
 
 
 def main(argv: list[str]) -> int:

@@ -66,6 +66,9 @@ class FleetReport:
     written: bool = False
     seconds: float = 0.0  # tasks submitted to bundle written (or given up)
     manifest: dict[str, Any] | None = None
+    spread: bool = False
+    # Per spread group: its model, leader, and per node what it measured (`driver`).
+    groups: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -88,4 +91,5 @@ class FleetReport:
                 "complete": self.complete, "written": self.written,
                 "missing": self.missing, "seconds": round(self.seconds, 3),
                 "targets": [t.as_dict() for t in self.targets],
-                "manifest": self.manifest, "exit_status": self.exit_status}
+                "manifest": self.manifest, "exit_status": self.exit_status,
+                "spread": self.spread, "groups": list(self.groups)}

@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 BUNDLE_NAME = "target.clmodes"
+ROLE_VARIABLE = "CLMODES_FLEET_SPREAD"  # a spread job's role in its group (JSON)
 
 
 def _last_line(text: str) -> str:
@@ -40,17 +41,25 @@ def discover() -> dict[str, Any]:
         return {"devices": [], "error": f"unreadable device list: {_last_line(done.stdout)}"}
 
 
-def warm_target(workload: str, device_index: int) -> dict[str, Any]:
+def warm_target(workload: str, device_index: int,
+                role: dict[str, Any] | None = None) -> dict[str, Any]:
     """Warm `workload` on this node's device `device_index` into a fresh store, export it.
 
-    Returns the job's report (`status` "ok" with `bundle` bytes, or "failed" with `line`,
-    the failure's last line) and the seconds the job took here."""
+    `role`: this node's part in a spread group (`spread.Group.role`); the job joins the
+    cluster at the address this task runs in. Returns the job's report (`status` "ok"
+    with `bundle` bytes, or "failed" with `line`, the failure's last line) and the
+    seconds the job took here."""
     started = time.perf_counter()
     directory = tempfile.mkdtemp(prefix="clmodes-fleet-")
     try:
         env = {**os.environ, "CLMODES_CACHE_DIR": os.path.join(directory, "store"),
                "CLMODES_DEVICE": str(device_index),
                "CLMODES_FLEET_PARENT": str(os.getpid())}
+        if role is not None:
+            import ray
+
+            address = ray.get_runtime_context().gcs_address
+            env[ROLE_VARIABLE] = json.dumps({**role, "address": address})
         bundle = os.path.join(directory, BUNDLE_NAME)
         done = subprocess.run([sys.executable, "-m", "clmodes.fleet.node_warm", workload, bundle],
                               capture_output=True, text=True, env=env)

@@ -148,6 +148,9 @@ class TunedKey:
     roofline: float | None = None
     cost: Cost | None = None
     space_size: int | None = None
+    # A tune spread over a fleet's identical devices (`clmodes.tune.sharing`): nodes,
+    # configs measured on each, where the finalists were re-raced, where it was adopted.
+    spread: dict[str, Any] | None = None
 
     @property
     def row_key(self) -> tuple[Any, ...]:
@@ -197,7 +200,7 @@ class TunedKey:
             "configs": self.configs, "space_size": self.space_size,
             "roofline": self.roofline, "origin": self.origin(), "host": self.host,
             "measured_at": self.measured_at, "tune_seconds": self.tune_seconds,
-            "clmodes": self.clmodes_version,
+            "clmodes": self.clmodes_version, "spread": self.spread,
         }
 
     def details(self) -> dict[str, Any]:
@@ -331,7 +334,20 @@ def entry_of(row: TuneRow) -> TunedKey | None:
         clmodes_version=_text(record.get("clmodes")),
         roofline=_number(record.get("roofline")), cost=_cost(record.get("cost")),
         space_size=_count(record.get("space_size")),
+        spread=_spread(record.get("spread")),
     )
+
+
+def _spread(value: object) -> dict[str, Any] | None:
+    """A record's `spread`, its known fields typed (a record is data from anywhere)."""
+    if not isinstance(value, dict):
+        return None
+    measured_on = value.get("measured_on")
+    return {"nodes": _count(value.get("nodes")),
+            "measured_on": {str(node): count for node, count in measured_on.items()
+                            if _count(count) is not None} if isinstance(measured_on, dict) else {},
+            "reraced_on": _text(value.get("reraced_on")),
+            "adopted_on": _text(value.get("adopted_on"))}
 
 
 def _measured(name: object, value: object) -> MeasuredCandidate | None:

@@ -43,6 +43,7 @@ from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.budget import Budget
 from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
+from clmodes.tune import sharing
 from clmodes.tune.coordination import measure_or_adopt
 from clmodes.tune.identity import stale_candidates
 from clmodes.tune.racing import RacePolicy
@@ -171,8 +172,9 @@ class Tunable:
             if process_mode() is ProcessMode.COMPILE_ONLY:
                 # Which candidate the workload uses is not known until the tune.
                 with unrecorded():
-                    self._tuner(stream, args, key).gather_first()
-                    return self._run(self.choices.start(stream.device).ask()[0], stream, args)
+                    gathered = self._tuner(stream, args, key).gather_first()
+                    first = gathered[0] if gathered else self.choices.start(stream.device).ask()[0]
+                    return self._run(first, stream, args)
             winner = default_runtime().tunes.tune_once(key, lambda: self._tune(stream, args, key))
         return self._run(winner, stream, args)
 
@@ -232,7 +234,7 @@ class Tunable:
 
     def _tuner(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> Tuner:
         return Tuner(key, self.choices, stream, args, default_store(), self.policy,
-                     self.measure_args, self._describe(key), self.budget)
+                     self.measure_args, self._describe(key), self.budget, sharing.current())
 
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
         with unrecorded():

@@ -8,11 +8,17 @@ proposes only what is missing. Measurements taken at different times are not com
 directly for the decision: the best few (`RacePolicy.finalists`) are raced again, together
 and interleaved, whenever they were not all measured in one race, so a moment of load on
 a shared machine cannot pick a slower candidate.
+
+With a sharing hook (`sharing.py`, a spread fleet warm; None otherwise, and then nothing
+here changes) each generation is measured by the group: this process gathers, builds
+and races only its share, and tells the search every share's results. Only the hook's
+leader re-races the finalists, on its own device; the others adopt its record.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import platform
 import statistics
@@ -30,6 +36,7 @@ from clmodes.tune.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
 from clmodes.tune.identity import current_identity, identity_of
 from clmodes.tune.racing import Measurement, RacePolicy, race
+from clmodes.tune.sharing import Entry, Sharing
 
 log = logging.getLogger("clmodes")
 
@@ -62,6 +69,7 @@ class Result:
     identity: str
     record: Record  # median_s, samples_s, ... or failed / dropped
     race: int  # which race measured it (-1: an earlier tune, from the store)
+    node: str = ""  # who measured it, in a shared tune ("" here)
 
     @property
     def median(self) -> float | None:
@@ -82,21 +90,31 @@ class Tuner:
     measure_args: MeasureArgs | None = None
     describe: str = ""
     budget: Budget | None = None  # the tuner keeps it; strategies only propose
+    sharing: Sharing | None = None  # a spread tune's hook (`sharing.py`)
 
     def __post_init__(self) -> None:
         self.stream = measurement_stream(self.caller)
         self.results: dict[str, Result] = {}
         self.races = 0
+        self.generations = 0
+        self.stopped = False  # a shared tune's group said stop (a time budget spent)
+        self.measured_by: dict[str, str] = {}  # a shared tune's generations: name -> node
+        self.node = self.sharing.node if self.sharing is not None else ""
         self.fresh: set[str] = set()  # measured by this tune's generations (not re-races)
         self.gather_failures: dict[str, str] = {}
         self.started = time.perf_counter()
 
     # -- gathering only (COMPILE_ONLY) -----------------------------------------------------
 
-    def gather_first(self) -> None:
-        """Queue the kernels of the first generation the search would measure."""
-        for name in self.candidates.start(self.caller.device).ask():
+    def gather_first(self) -> list[str]:
+        """Queue the kernels of the first generation the search would measure (of this
+        process's share of it, in a shared tune); the names queued."""
+        names = self.candidates.start(self.caller.device).ask()
+        if self.sharing is not None:
+            names = self.sharing.share(names)
+        for name in names:
             self._gather(name, self.args)
+        return names
 
     # -- measuring -------------------------------------------------------------------------
 
@@ -111,6 +129,11 @@ class Tuner:
             if not generation:
                 break
             search.tell(self._measure(generation, inputs))
+        if self.sharing is not None:
+            return self.sharing.decide(self._shared_key(), lambda: self._decide(inputs))
+        return self._decide(inputs)
+
+    def _decide(self, inputs: tuple[object, ...]) -> Record:
         self._rerace_finalists(inputs)
         return self._record()
 
@@ -133,6 +156,12 @@ class Tuner:
         return time.perf_counter() - self.started
 
     def _exhausted(self) -> bool:
+        if self.sharing is not None:  # the group decides on time: nodes run at their own pace
+            return self.stopped or (self.budget is not None
+                                    and self.budget.exhausted(0.0, len(self.fresh)))
+        return self._spent()
+
+    def _spent(self) -> bool:
         return self.budget is not None and self.budget.exhausted(self._elapsed(), len(self.fresh))
 
     def _limit(self, generation: list[str]) -> list[str]:
@@ -151,15 +180,33 @@ class Tuner:
             return None
 
     def _measure(self, generation: list[str], inputs: tuple[object, ...]) -> dict[str, float | None]:
-        """Gather, build in one batch, race; persist every result as it is known."""
+        """Gather, build in one batch, race (here, or this share of it); persist every
+        result as it is known; what to tell the search."""
         self.fresh.update(generation)
-        identities = {name: self._gather(name, inputs) for name in generation}
+        if self.sharing is None:
+            self._measure_here(generation, inputs)
+        else:
+            shared = self.sharing.measure(self._shared_key(), self.generations, generation,
+                                          lambda part: self._measure_here(part, inputs),
+                                          self._spent)
+            self.stopped = self.stopped or shared.stop
+            self.measured_by.update(shared.measured_by)
+            for name, entry in shared.results.items():
+                if shared.measured_by.get(name) != self.node:
+                    self._keep(name, str(entry["identity"]), dict(entry["record"]), -1,
+                               persist=entry["identity"] != "unknown",
+                               node=shared.measured_by.get(name, "?"))
+        self.generations += 1
+        return {name: self.results[name].median if name in self.results else None
+                for name in generation}
+
+    def _measure_here(self, names: list[str], inputs: tuple[object, ...]) -> dict[str, Entry]:
+        identities = {name: self._gather(name, inputs) for name in names}
         build_queued(self.stream)
         runnable: dict[str, Candidate] = {
             name: self.candidates.get(name) for name, identity in identities.items() if identity}
         measured, dropped = race(runnable, self.stream, inputs, self.policy, self.describe)
         race_index, self.races = self.races, self.races + 1
-        told: dict[str, float | None] = {}
         for name, identity in identities.items():
             if identity is None:
                 self._keep(name, "unknown", {"failed": self.gather_failures.get(
@@ -170,16 +217,20 @@ class Tuner:
                 reason = dropped.get(name, "not measured")
                 kind = "failed" if reason.startswith("failed") else "dropped"
                 self._keep(name, identity, {kind: reason}, race_index)
-            told[name] = self.results[name].median
-        return told
+        return {name: {"identity": self.results[name].identity,
+                       "record": self.results[name].record} for name in names}
+
+    def _shared_key(self) -> str:
+        return json.dumps(list(self.key))
 
     def _measurement(self, measurement: Measurement) -> Record:
         return {**measurement.as_record(), "device": self.caller.device.fingerprint.exact,
                 "host": HOST, "measured_at": time.time(), "clmodes": __version__}
 
     def _keep(self, name: str, identity: str, record: Record, race_index: int,
-              persist: bool = True) -> None:
-        self.results[name] = Result(identity, record, race_index)
+              persist: bool = True, node: str | None = None) -> None:
+        self.results[name] = Result(identity, record, race_index,
+                                    self.node if node is None else node)
         if persist:
             self.store.put_measurement(*self.key[:3], name, identity, record)
 
@@ -197,7 +248,7 @@ class Tuner:
         finalists = self._ranked()[:self.policy.finalists]
         if len(finalists) < 2:
             return
-        if len({self.results[n].race for n in finalists}) == 1 and separated(
+        if len({(self.results[n].race, self.results[n].node) for n in finalists}) == 1 and separated(
                 [Measurement(n, list(self.results[n].record.get("samples_s") or [])) for n in finalists
                  if self.results[n].record.get("samples_s")]):
             return  # measured together, and clearly apart: nothing to settle
@@ -220,7 +271,7 @@ class Tuner:
         for name, measurement in pooled.items():
             if measurement.samples:
                 self._keep(name, self.results[name].identity, self._measurement(measurement),
-                           race_index)
+                           race_index, node=self.node)
 
     def _record(self) -> Record:
         ranked = self._ranked()
@@ -246,4 +297,16 @@ class Tuner:
             "tune_seconds": time.perf_counter() - self.started,
             "measured_at": time.time(),
             "clmodes": __version__,
+            **self._spread(),
         }
+
+    def _spread(self) -> Record:
+        """Where a shared tune's measurements were taken, and that its finalists were
+        re-raced here (the record others adopt)."""
+        if self.sharing is None:
+            return {}
+        counts: dict[str, int] = {}
+        for node in self.measured_by.values():
+            counts[node] = counts.get(node, 0) + 1
+        return {"spread": {"nodes": self.sharing.nodes, "measured_on": counts,
+                           "reraced_on": self.node}}

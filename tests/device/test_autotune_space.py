@@ -12,7 +12,8 @@ from support.tunables import buffers, keys, unique
 
 
 def test_compile_only_then_one_batch_per_generation(stream, collector, build_spy):
-    tunable = spaced.make(unique("space"), generation=6)
+    name = unique("space")
+    tunable = spaced.make(name, generation=6, salt=name)
     out, x = buffers(stream, 1024)
     with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector):
         tunable(stream, out, x, 1024)

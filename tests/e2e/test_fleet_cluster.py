@@ -3,7 +3,8 @@ workers, inside a network and PID namespace of its own (`support.fleet_cluster`)
 
 One cluster for the module (Ray's start-up costs seconds per node); the tests run in
 order and the later ones kill nodes: the retry kills one Intel node, `lost` the other,
-and `--allow-partial` a third started for it.
+and `--allow-partial` a third started for it. The spread tests (`--spread`, the two
+Intel nodes sharing one tune) run before any node is killed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import pytest
 
 from clmodes.cli.fleet import fleet_devices_text, fleet_warm_text
 from support.fleet_cluster import FleetCluster
-from support.subprocesses import RUN_WORKLOAD, environment, last_json, run_cli, run_python
+from support.fleet_workloads import SPACED, SPACED_OPTIONS
+from support.subprocesses import (RUN_WORKLOAD, environment, last_json, run_cli, run_python,
+                                 run_reporting)
 
 pytest.importorskip("ray", reason="the fleet needs Ray: pip install 'clmodes[fleet]'")
 
@@ -127,6 +130,77 @@ def test_workload_raising_on_one_runtime_fails_that_target_only(cluster, tmp_pat
     text = fleet_warm_text(payload)  # what the command prints without --json
     assert "not written" in text
     assert "status: failed: RuntimeError: refused on Intel on purpose" in text
+
+
+def test_spread_shares_one_tune_over_the_two_intel_nodes(cluster, tmp_path):
+    out = tmp_path / "fleet.clmodes"
+    answer = cluster.cli("fleet", "warm", "support.fleet_workloads:spaced_space", "-o",
+                         str(out), "--json", "--spread")
+    payload = report(answer)
+    assert answer["rc"] == 0 and payload["complete"] and payload["spread"], \
+        answer["stderr"][-3000:]
+    targets = by_vendor(payload)
+    assert [t["status"] for t in targets.values()] == ["ok", "ok"]
+    [group] = payload["groups"]  # PoCL is on one node only: a plain warm
+    assert group["model"].startswith("Intel") and len(group["nodes"]) == 2
+    leader, other = group["nodes"]
+    assert leader["node"] == group["leader"] == targets["Intel"]["node"]
+    # Each measured its share, none twice, none taken over: together exactly the budget.
+    assert leader["configs"] >= 1 and other["configs"] >= 1
+    assert leader["configs"] + other["configs"] == group["configs"] == SPACED_OPTIONS["configs"]
+    assert leader["took_over"] == other["took_over"] == 0
+    assert (leader["reraced"], other["reraced"]) == (1, 0)  # finalists on one device only
+    assert leader["keys"] == other["keys"] == 1
+    assert [n["status"] for n in group["nodes"]] == ["ok", "ok"]
+    assert targets["Intel"]["keys_tuned"] == 1
+    # The leader compiled its share and the finalists (3) it re-raced, not all 8 configs.
+    assert targets["Intel"]["kernels_compiled"] <= leader["configs"] + 3
+    assert targets["Intel"]["kernels_compiled"] < SPACED_OPTIONS["configs"]
+    text = fleet_warm_text(payload)
+    assert f"{leader['node']}: {leader['configs']} configs, ok" in text
+    # The shipped decision: one config, the group's measurements, re-raced on the leader.
+    store = tmp_path / "store"
+    imported = run_cli(store, "bundle", "import", str(out), "--allow-unsigned")
+    assert imported.returncode == 0, imported.stderr
+    options = {**SPACED_OPTIONS}
+    run = tune_reported(store, SPACED, options)
+    assert run["keys"] == 0 and run["ok"], run["stderr"][-3000:]  # a fresh process tunes nothing
+    assert isinstance(run["winner"], str) and "ITEMS=" in run["winner"]
+    assert run["measured_here"] == SPACED_OPTIONS["configs"]
+    assert len(run["measured"]) + len(run["dropped"]) == SPACED_OPTIONS["configs"]
+    spread = run["spread"]
+    assert spread["nodes"] == 2 and spread["reraced_on"] == leader["node"]
+    assert spread["measured_on"] == {leader["node"]: leader["configs"],
+                                     other["node"]: other["configs"]}
+    assert "adopted_on" not in spread  # the leader's own bundle ships (same exact device)
+    shown = json.loads(run_cli(store, "tune", "show", SPACED, "--json").stdout)
+    [key] = [k for k in shown["keys"] if k["model"].startswith("Intel")]  # PoCL's is there too
+    assert key["spread"] == {**spread, "adopted_on": None} and key["winner"] == run["winner"]
+
+
+def test_spread_peer_that_dies_has_its_share_measured_by_the_leader(cluster, tmp_path):
+    out = tmp_path / "fleet.clmodes"
+    answer = cluster.cli("fleet", "warm", "support.fleet_workloads:spaced_peer_dies", "-o",
+                         str(out), "--json", "--spread", "--spread-timeout", "4")
+    payload = report(answer)
+    assert answer["rc"] == 0 and payload["complete"], answer["stderr"][-3000:]
+    [group] = payload["groups"]
+    leader, other = group["nodes"]
+    assert other["status"].startswith("failed") and leader["status"] == "ok"
+    assert leader["took_over"] >= 1 and leader["reraced"] == 1
+    assert by_vendor(payload)["Intel"]["node"] == leader["node"]
+    store = tmp_path / "store"
+    assert run_cli(store, "bundle", "import", str(out), "--allow-unsigned").returncode == 0
+    run = tune_reported(store, "tests.fleet.spaced.dies", dict(SPACED_OPTIONS))
+    assert run["keys"] == 0 and run["ok"], run["stderr"][-3000:]
+    # Nothing measured twice, nothing missing: the budget exactly, mostly by the leader.
+    measured_on = run["spread"]["measured_on"]
+    assert sum(measured_on.values()) == run["measured_here"] == SPACED_OPTIONS["configs"]
+    assert measured_on[leader["node"]] >= SPACED_OPTIONS["configs"] - 2
+
+
+def tune_reported(store, name: str, options: dict) -> dict:
+    return run_reporting("spaced", store, "intel", name, **options)
 
 
 def test_task_of_a_killed_node_is_retried_on_another_with_the_same_device(cluster, tmp_path):

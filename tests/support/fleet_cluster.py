@@ -3,7 +3,9 @@
     unshare --net --pid --fork --mount-proc bash -c \
         'ip link set lo up && python -m support.fleet_cluster WORKDIR HEAD [INTEL...]; exit $?'
 
-(HEAD: the head node's runtime, `pocl` or `none`; then the names of Intel-only nodes.)
+(HEAD: the head node's runtime, `pocl` or `none`; then the names of Intel-only nodes,
+each optionally `NAME@CPUS` to pin that node's processes to those CPUs with `taskset`:
+a benchmark's way to give each node cores of its own.)
 
 Run that way by `FleetCluster` (below), this module is the controller inside the
 namespace: it starts the nodes and then serves requests, one JSON line each on standard
@@ -86,12 +88,14 @@ class Controller:
                 "RAY_health_check_failure_threshold": "3",
                 "CLMODES_FLEET_TEST_MARKERS": str(self.markers)}
 
-    def start_node(self, name: str, kind: str, head: bool = False) -> dict[str, Any]:
+    def start_node(self, name: str, kind: str, head: bool = False,
+                   cpus: str | None = None) -> dict[str, Any]:
         env = {**self.base_env(), **self.images[kind], "CLMODES_FLEET_TEST_NODE": name}
         where = ["--head", f"--port={PORT}", "--include-dashboard=false",
                  f"--temp-dir={self.workdir / 'ray'}"] if head else [f"--address=127.0.0.1:{PORT}"]
         # The head offers no CPU, as large clusters run it: jobs must still reach it.
-        argv = ["ray", "start", *where, "--node-ip-address=127.0.0.1",
+        pin = ["taskset", "-c", cpus] if cpus else []  # the raylet and its workers inherit it
+        argv = [*pin, "ray", "start", *where, "--node-ip-address=127.0.0.1",
                 f"--num-cpus={0 if head else 1}",
                 "--object-store-memory=78643200", "--disable-usage-stats"]
         done = subprocess.run(argv, env=env, capture_output=True, text=True,
@@ -231,9 +235,10 @@ def _children(pid: int) -> list[int]:
 
 def main(argv: list[str]) -> int:
     controller = Controller(Path(argv[0]))
-    layout = [(f"{argv[1]}-head", argv[1], True)] + [(n, "intel", False) for n in argv[2:]]
-    for name, kind, head in layout:
-        started = controller.start_node(name, kind, head)
+    layout = [(f"{argv[1]}-head", argv[1], True, None)] + [
+        (n.partition("@")[0], "intel", False, n.partition("@")[2] or None) for n in argv[2:]]
+    for name, kind, head, cpus in layout:
+        started = controller.start_node(name, kind, head, cpus)
         if started["rc"] != 0:
             print(json.dumps({"error": f"node {name} did not start: {started['stderr']}"}),
                   flush=True)

@@ -50,6 +50,9 @@ def non_negative(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
 
 
+SPREAD = {"nodes": (int, NONE), "measured_on": dict, "reraced_on": MAYBE_TEXT,
+          "adopted_on": MAYBE_TEXT}
+
 TUNE_SUMMARY = {
     "tunable": str, "key": str, "model": str, "device": MAYBE_TEXT, "winner": str,
     "winner_median_s": MAYBE_NUMBER, "runner_up": MAYBE_TEXT,
@@ -58,6 +61,7 @@ TUNE_SUMMARY = {
     "roofline": MAYBE_NUMBER, "origin": one_of("here", "imported", "unknown"),
     "host": MAYBE_TEXT, "measured_at": MAYBE_NUMBER, "tune_seconds": MAYBE_NUMBER,
     "clmodes": MAYBE_TEXT,
+    "spread": lambda v: v is None or check(v, SPREAD) is None,  # a tune spread over a fleet
 }
 
 TUNE_LIST = {"store": str, "host": str, "unit": one_of("s"), "tunable": MAYBE_TEXT,

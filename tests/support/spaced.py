@@ -32,13 +32,20 @@ def space(items=(1, 2, 4, 8), bodies=("mul", "add")) -> TuningSpace:
 
 
 def make(name: str, items=(1, 2, 4, 8), bodies=("mul", "add"), edit: str | None = None,
-         generation: int = 4, configs: int | None = None) -> Tunable:
+         generation: int = 4, configs: int | None = None, strategy=None,
+         on_launch=None, salt: str | None = None) -> Tunable:
+    """`salt`: a comment in every source, so that no kernel this process obtained before
+    (another test's) is reused."""
     sources = dict(BODIES)
     if edit is not None:
         sources[edit] = sources[edit].replace("int first", "int  first")  # same math, new text
+    if salt is not None:
+        sources = {body: f"{text}\n/* {salt} */\n" for body, text in sources.items()}
     pause = float(os.environ.get("SPACED_PAUSE_S", "0"))
 
     def launch(stream, config, out, x, n):
+        if on_launch is not None:
+            on_launch(config)
         if pause:
             time.sleep(pause)  # slow enough for a test to kill it mid-tune
         kernel = Kernel(sources[config["BODY"]], "twice",
@@ -48,7 +55,7 @@ def make(name: str, items=(1, 2, 4, 8), bodies=("mul", "add"), edit: str | None 
         return stream.launch(kernel, groups * config["WG"], config["WG"], out.data, x.data, n)
 
     return Tunable(name, key=lambda out, x, n: {"n": n}, space=space(items, bodies),
-                   launch=launch, strategy=Exhaustive(generation=generation),
+                   launch=launch, strategy=strategy or Exhaustive(generation=generation),
                    budget=Budget(configs=configs) if configs else None)
 
 
@@ -73,5 +80,6 @@ def run(name: str, n: int = 4096, mode: str = "EXECUTE", **options) -> str:
         "measured": sorted(record.get("measurements", {})),
         "dropped": record.get("dropped", {}),
         "space_size": record.get("space_size"),
+        "spread": record.get("spread"),
         "builds": builds,
     })

@@ -12,7 +12,9 @@ from clmodes.fleet.assembly import accept, check_output
 from clmodes.fleet.cluster import Node, cpus_for
 from clmodes.fleet.discovery import NodeDevice, NodeDevices
 from clmodes.fleet.progress import FleetProgress
+from clmodes.fleet.spread import plan_groups
 from clmodes.fleet.targets import plan
+from clmodes.cli.fleet import fleet_warm_text
 from support.bundles import fixture_device
 
 
@@ -120,3 +122,43 @@ def test_progress_line_only_on_a_terminal():
 def test_a_job_asks_no_cpu_of_a_node_that_offers_none():
     assert cpus_for(Node("n", "a", 0.0)) == 0.0  # a one-CPU task would never start there
     assert cpus_for(Node("n", "a", 8.0)) == 1.0
+
+
+def test_spread_groups_nodes_by_model_leader_first():
+    other_driver = listed(NVIDIA)
+    other_driver = NodeDevice(0, other_driver.label, other_driver.vendor, other_driver.model,
+                              other_driver.exact.replace("driver 550", "driver 999"))
+    found = [NodeDevices(node(0), (listed(AMD),)),
+             NodeDevices(node(1), (listed(NVIDIA), listed(NVIDIA, 1))),  # one counts
+             NodeDevices(node(2), (other_driver,)),
+             NodeDevices(node(3), (listed(NVIDIA),))]
+    targets = plan(found, "exact")
+    groups, plain = plan_groups(found, targets, "exact")
+    assert [t.fingerprint.split(" | ")[0] for t in plain] == ["AMD"]  # one node: no group
+    (group,) = groups
+    assert group.model == other_driver.model and len(group.targets) == 2  # two drivers
+    assert [m.rank for m in group.members] == [0, 1, 2]
+    assert sorted(m.node.node_id for m in group.members) == sorted(
+        node(n).node_id for n in (1, 2, 3))
+    first_target = next(t for t in targets if t in group.targets)
+    assert group.leader.node == first_target.places[0][0]  # where a plain warm would run
+    holders = {t.fingerprint: [m.rank for m in group.members if m.holds(t, "exact")]
+               for t in group.targets}
+    assert sorted(len(h) for h in holders.values()) == [1, 2]
+    role = group.role(group.members[1], "ledger-x", 5.0)
+    assert role == {"ledger": "ledger-x", "rank": 1, "nodes": 3,
+                    "node": group.members[1].node.name, "timeout_s": 5.0}
+
+
+def test_spread_report_renders_each_nodes_share():
+    payload = FleetReport("m:f", "o", "exact", [TargetReport("a", "dev a", status=Status.OK)],
+                          written=True, spread=True, groups=[{
+                              "model": "m", "leader": "n0", "configs": 8, "nodes": [
+                                  {"node": "n0", "configs": 6, "took_over": 1, "reraced": 1,
+                                   "status": "ok"},
+                                  {"node": "n1", "configs": 2, "took_over": 0, "reraced": 0,
+                                   "status": "failed: exit status 7"}]}]).as_dict()
+    text = fleet_warm_text(payload)
+    assert "spread over 2 nodes (8 configs measured; finalists re-raced on n0)" in text
+    assert "n0: 6 configs, took over 1 share(s), ok" in text
+    assert "n1: 2 configs, failed: exit status 7" in text

@@ -81,6 +81,8 @@ def test_hostile_records_are_skipped_or_read_field_by_field(caplog):
                          "b": "not a measurement", "c": {"samples_s": [3e-3]},
                          "d": {"median_s": float("nan")}},
         "dropped": ["not", "a", "dict"],
+        "spread": {"nodes": "two", "measured_on": {"n0": 5, "n1": "x", "n2": -1},
+                   "reraced_on": 3, "adopted_on": "n1", "extra": object.__name__},
     }
     store = store_with(("t", "k1", "not json"), ("t", "k2", json.dumps({"winner": 3})),
                        ("t", "k3", hostile), ("t", "k4", json.dumps([1, 2])))
@@ -94,6 +96,8 @@ def test_hostile_records_are_skipped_or_read_field_by_field(caplog):
     assert (entry.statistic, entry.host, entry.tune_seconds, entry.space_size, entry.measured_at,
             entry.roofline, entry.cost, entry.dropped) == ("median", None, None, None, None,
                                                            None, None, ())
+    assert entry.spread == {"nodes": None, "measured_on": {"n0": 5}, "reraced_on": None,
+                            "adopted_on": "n1"}  # known fields, typed
     json.dumps(entry.details(), allow_nan=False)  # what --json prints is strict JSON
 
 
