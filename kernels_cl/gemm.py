@@ -198,7 +198,13 @@ void gemm(__global T* C_, int c_off, __global const T* A_, int a_off,
         for (int i = 0; i < MWI; ++i)
             for (int j = 0; j < NVI; ++j)
                 acc[i][j] = (VN)0;
-        const bool inside = row0 + MWG <= M && col0 + NWG <= N;
+        /* Unchecked code where every load is inside A and B: for the whole tile when
+           items stage it together, else for each item's own rows and columns (an
+           unstaged item reads nothing else), so at an edge only the items across it
+           pay the checks. */
+        const bool inside = alone
+            ? row0 + LROW(MWI - 1, ty) < M && col0 + LCOL(NVI - 1, tx) + VWN <= N
+            : row0 + MWG <= M && col0 + NWG <= N;
         int k0 = 0;
         if (inside)
             for (; k0 + KWG <= K; k0 += KWG)
