@@ -16,6 +16,9 @@ on PoCL, tuning included):
     KERNELS_CL_SEQ      attention sequence length            (48)
     KERNELS_CL_DTYPE    float32 | float64 | float16          (float32)
     KERNELS_CL_SEED     parameters and inputs                (0)
+    KERNELS_CL_MATMUL   space | candidates: the matmul's     (space)
+                        GEMM space or its 15 hand-written
+                        candidates (kernels_cl.matmul)
 """
 
 from __future__ import annotations
