@@ -91,7 +91,7 @@ def test_warming_mlp_in_a_fresh_process(on_device, monkeypatch, tmp_path):
     assert gathered["autotune"]["keys"] == 0
     # COMPILE_AND_AUTOTUNE: the whole queue in one batch build (the GEMM search's start
     # configs among it), then at most one build per later generation of each of the two
-    # matmul keys (8 configs: 3 start configs and one generation of 5), every key measured
+    # matmul keys (8 configs: the start configs and one generation of neighbours), every key measured
     assert 1 <= tuned["compilation"]["builds"] <= 1 + 2, tuned
     assert tuned["compilation"]["kernels"] >= 20 and tuned["autotune"]["keys"] >= 4
     # then the real run compiles and tunes nothing, and is right
