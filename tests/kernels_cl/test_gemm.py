@@ -128,8 +128,8 @@ def test_views_float64_float16_and_the_grid_stride_loop(stream, monkeypatch):
     """Arrays at an offset, the two other dtypes (one staged and one direct config), and
     at most two work-groups along M so that the row-tile loop runs."""
     monkeypatch.setattr(_common, "MAX_GROUPS", 2)
-    staged = SPACE.config("MWG=32,NWG=64,KWG=16,MDIMC=8,NDIMC=8,VWM=4,VWN=4,KWI=4,SA=1,SB=1")
-    direct = SPACE.config("MWG=32,NWG=32,KWG=16,MDIMC=4,NDIMC=4,VWM=1,VWN=8,KWI=1,SA=0,SB=0")
+    staged = SPACE.config("MWG=32,NWG=64,KWG=16,MDIMC=8,NDIMC=8,VWM=4,VWN=4,KWI=4,STRM=1,STRN=0,SA=1,SB=1")
+    direct = SPACE.config("MWG=32,NWG=32,KWG=16,MDIMC=4,NDIMC=4,VWM=1,VWN=8,KWI=1,STRM=0,STRN=1,SA=0,SB=0")
     M, K, N = 75, 37, 51
     extensions = stream.device.cl_device.extensions.split()
     dtypes = [np.float32] + [d for d, ext in ((np.float64, "cl_khr_fp64"),
