@@ -23,6 +23,7 @@ import benchlib
 
 benchlib.cold_caches()
 
+import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
@@ -113,7 +114,7 @@ def main() -> None:
     parser.add_argument("--devices", default="portable,intel")
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--workload", default="kernels_cl.workloads:mlp")
-    parser.add_argument("--compare", help=argparse_hidden())
+    parser.add_argument("--compare", help=argparse.SUPPRESS)  # the child's side
     args = parser.parse_args()
     if args.compare:
         print(json.dumps(compare(json.loads(args.compare))))
@@ -141,12 +142,6 @@ def main() -> None:
         results.append({"device": device, "walls": walls, "keys": keys,
                         "load": [before, after]})
     benchlib.write_json(args.json, results)
-
-
-def argparse_hidden() -> str:
-    import argparse
-
-    return argparse.SUPPRESS
 
 
 if __name__ == "__main__":

@@ -344,7 +344,7 @@ def _spread(value: object) -> dict[str, Any] | None:
         return None
     measured_on = value.get("measured_on")
     return {"nodes": _count(value.get("nodes")),
-            "measured_on": {str(node): count for node, count in measured_on.items()
+            "measured_on": {str(node): _count(count) for node, count in measured_on.items()
                             if _count(count) is not None} if isinstance(measured_on, dict) else {},
             "reraced_on": _text(value.get("reraced_on")),
             "adopted_on": _text(value.get("adopted_on"))}

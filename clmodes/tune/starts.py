@@ -59,9 +59,8 @@ class Start:
     def label(self) -> str:
         """What the start is, for the tunable's checksum."""
         if self.chooser is not None:
-            chooser = self.chooser
-            return "start=" + f"{getattr(chooser, '__module__', '?')}." \
-                              f"{getattr(chooser, '__qualname__', repr(chooser))}"
+            module = getattr(self.chooser, "__module__", "?")
+            return f"start={module}.{getattr(self.chooser, '__qualname__', repr(self.chooser))}"
         return "start=" + ";".join(",".join(f"{k}={v}" for k, v in c.items()) for c in self.configs)
 
     def configs_for(self, device: Any, space: TuningSpace, owner: str) -> list[Config]:

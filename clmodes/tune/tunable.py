@@ -132,8 +132,6 @@ class Tunable:
             owner = f"tunable {name!r}"
             candidate_set = Searched(space, launch, strategy or DEFAULT_STRATEGY(), budget,
                                      Start.of(start, space, owner), owner)
-        self.space = space
-        self.budget = budget
         self.name = name
         self.key = key
         self.measure_args = measure_args
@@ -141,6 +139,16 @@ class Tunable:
         self.cost = cost
         self.choices: CandidateSet = candidate_set or Listed(candidates or {})
         self._checksum = self.choices.checksum()
+
+    @property
+    def space(self) -> TuningSpace | None:
+        """The tuning space searched (None for hand-written candidates)."""
+        return self.choices.space if isinstance(self.choices, Searched) else None
+
+    @property
+    def budget(self) -> Budget | None:
+        """What stops the space's search (None: hand-written candidates, or no limit)."""
+        return self.choices.budget if isinstance(self.choices, Searched) else None
 
     @property
     def candidates(self) -> dict[str, Candidate]:
