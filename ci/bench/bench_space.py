@@ -8,7 +8,7 @@ Needs the `bench` extra (Kernel Tuner 1.x). One device per process: $CLMODES_DEV
 `--devices a,b`, which runs this script once per device (a subprocess each, in turn) and
 prints every table.
 
-The space: `kernels_cl.gemm.GEMM_SPACE` (12 parameters, 11688 valid configs), float32,
+The space: `kernels_cl.gemm.GEMM_SPACE` (13 parameters, 23376 valid configs), float32,
 C = A @ B at each size n x n x n. Both tools get the same source (the GEMM source with a
 new `#define BENCH_SALT` per tune, so nothing built by an earlier tune is reused), the
 config as defines, the same restriction strings (`GEMM_RESTRICTIONS`) and the same
@@ -77,8 +77,9 @@ from pathlib import Path  # noqa: E402
 HERE = Path(__file__).resolve().parent
 
 # Fixed parameters leaving exactly the named number of valid configs of GEMM_SPACE
-# (strided rows and columns: the subspaces measured before STRM/STRN joined the space).
-_STRIDED = {"STRM": 1, "STRN": 1}
+# (strided rows and columns, zero-padded edges: the subspaces measured before STRM/STRN
+# and EDGE joined the space).
+_STRIDED = {"STRM": 1, "STRN": 1, "EDGE": 0}
 SUBSPACES = {
     96: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, **_STRIDED},
     48: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, "KWI": 1, **_STRIDED},

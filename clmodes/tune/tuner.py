@@ -35,6 +35,7 @@ from clmodes.tune.budget import Budget
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
 from clmodes.tune.identity import current_identity, identity_of
+from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
 from clmodes.tune.racing import Measurement, RacePolicy, race
 from clmodes.tune.sharing import Entry, Sharing
 
@@ -102,6 +103,7 @@ class Tuner:
         self.node = self.sharing.node if self.sharing is not None else ""
         self.fresh: set[str] = set()  # measured by this tune's generations (not re-races)
         self.gather_failures: dict[str, str] = {}
+        self.replaced: list[Replaced] = []  # arguments measured on uniform values
         self.started = time.perf_counter()
 
     # -- gathering only (COMPILE_ONLY) -----------------------------------------------------
@@ -121,7 +123,7 @@ class Tuner:
     def run(self) -> Record:
         self.caller.finish()  # the caller's pending work may still be writing the inputs
         inputs = (tuple(self.measure_args(self.stream, *self.args)) if self.measure_args
-                  else scratch_copies(self.args, self.stream))
+                  else self._scratch_inputs())
         search = self.candidates.start(self.caller.device)
         search.tell(self._reuse(inputs))
         while not self._exhausted():
@@ -132,6 +134,14 @@ class Tuner:
         if self.sharing is not None:
             return self.sharing.decide(self._shared_key(), lambda: self._decide(inputs))
         return self._decide(inputs)
+
+    def _scratch_inputs(self) -> tuple[object, ...]:
+        """Copies of the caller's arguments, unwritten memory replaced (`tune.inputs`:
+        the trap of measuring on memory a dropped launch would have written)."""
+        inputs = scratch_copies(self.args, self.stream)
+        self.replaced = replace_unwritten(inputs)
+        log_replaced(self.describe, self.replaced)
+        return inputs
 
     def _decide(self, inputs: tuple[object, ...]) -> Record:
         self._rerace_finalists(inputs)
@@ -294,6 +304,8 @@ class Tuner:
             "host": HOST,
             "space_size": self.candidates.size(),
             "measured_here": len(self.fresh),
+            **({"inputs_replaced": [r.describe() for r in self.replaced]}
+               if self.replaced else {}),
             "tune_seconds": time.perf_counter() - self.started,
             "measured_at": time.time(),
             "clmodes": __version__,

@@ -115,6 +115,37 @@ def test_the_start_configs_match_numpy_where_most_items_stop_early(stream):
                                    err_msg=f"{name} at M,K,N={shape}")
 
 
+def test_clamped_edges_match_zero_padded_ones_and_keep_non_finite_values_in_place(stream):
+    """EDGE=1 (edge tiles load clamped rows and columns) against EDGE=0 (zero padding)
+    and numpy, for each staging (A and B staged, one of them, neither) on shapes with
+    partial tiles along M, N and K. A's last row and B's last column hold an inf: a
+    clamped load repeats them into rows and columns past C, which must never be stored,
+    so the result has inf and nan exactly where numpy's has."""
+    rng = random.Random(7)
+    twins = []
+    for sa, sb in ((1, 1), (1, 0), (0, 1), (0, 0)):
+        config = next(c for c in SPACE.sample(rng, 200)
+                      if c["SA"] == sa and c["SB"] == sb and c["EDGE"] == 1)
+        twins += [config, {**config, "EDGE": 0}]
+    jobs, expected = [], []
+    for M, K, N in ((33, 17, 45), (70, 40, 129), (5, 7, 3)):
+        a, b = rand((M, K), np.float32, 5), rand((K, N), np.float32, 6)
+        a[M - 1, 0], b[0, N - 1] = np.inf, -np.inf
+        A, B = cla.to_device(stream.queue, a), cla.to_device(stream.queue, b)
+        with np.errstate(invalid="ignore"):
+            ref = a.astype(np.float64) @ b
+        for config in twins:
+            jobs.append((config, cla.zeros(stream.queue, (M, N), np.float32), A, B))
+            expected.append((SPACE.name(config), (M, K, N), ref))
+    run_all(stream, jobs)
+    for (config, out, _, _), (name, shape, ref) in zip(jobs, expected):
+        got = out.get()
+        np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref),
+                                      err_msg=f"{name} at M,K,N={shape}")
+        np.testing.assert_allclose(got, ref, **tolerance(np.float32, shape[1]),
+                                   err_msg=f"{name} at M,K,N={shape}")
+
+
 def test_start_configs_follow_the_device_kind(stream):
     matmul_module = importlib.import_module("kernels_cl.matmul")
     chosen = matmul_module.start_configs(stream.device)
@@ -125,11 +156,13 @@ def test_start_configs_follow_the_device_kind(stream):
 
 
 def test_views_float64_float16_and_the_grid_stride_loop(stream, monkeypatch):
-    """Arrays at an offset, the two other dtypes (one staged and one direct config), and
-    at most two work-groups along M so that the row-tile loop runs."""
+    """Arrays at an offset, the two other dtypes (one staged config with zero-padded
+    edges, one direct config with clamped ones), and at most two work-groups along M so
+    that the row-tile loop runs."""
     monkeypatch.setattr(_common, "MAX_GROUPS", 2)
-    staged = SPACE.config("MWG=32,NWG=64,KWG=16,MDIMC=8,NDIMC=8,VWM=4,VWN=4,KWI=4,STRM=1,STRN=0,SA=1,SB=1")
-    direct = SPACE.config("MWG=32,NWG=32,KWG=16,MDIMC=4,NDIMC=4,VWM=1,VWN=8,KWI=1,STRM=0,STRN=1,SA=0,SB=0")
+    staged = "MWG=32,NWG=64,KWG=16,MDIMC=8,NDIMC=8,VWM=4,VWN=4,KWI=4,STRM=1,STRN=0,SA=1,SB=1"
+    direct = "MWG=32,NWG=32,KWG=16,MDIMC=4,NDIMC=4,VWM=1,VWN=8,KWI=1,STRM=0,STRN=1,SA=0,SB=0"
+    configs = [SPACE.config(f"{staged},EDGE=0"), SPACE.config(f"{direct},EDGE=1")]
     M, K, N = 75, 37, 51
     extensions = stream.device.cl_device.extensions.split()
     dtypes = [np.float32] + [d for d, ext in ((np.float64, "cl_khr_fp64"),
@@ -139,7 +172,7 @@ def test_views_float64_float16_and_the_grid_stride_loop(stream, monkeypatch):
         a, b = rand((M + 3, K), dtype, 3), rand((K, N), dtype, 4)
         A = cla.to_device(stream.queue, a)[3:]  # a view at an offset
         B = cla.to_device(stream.queue, b)
-        for config in (staged, direct):
+        for config in configs:
             whole = cla.zeros(stream.queue, (M + 2, N), dtype)
             jobs.append((config, whole[1:M + 1], A, B))
             expected.append((dtype, config, whole, a[3:].astype(np.float64) @ b))
