@@ -47,10 +47,17 @@ RETRIES = 1  # a lost task runs again once, on another node with the same device
 
 @dataclasses.dataclass
 class _Attempt:
+    """One target's task on one node (not spread): retried once elsewhere if lost."""
+
     target: Target
     report: TargetReport
     node: Node
     tried: list[str]
+
+    def end(self, jobs: _Jobs, ref: Any) -> None:
+        retry = _collect(jobs.ray, ref, self, jobs.directory, jobs.parts, jobs.report.per)
+        if retry is not None:
+            jobs.submit(self.target, self.report, retry, self.tried)
 
 
 @dataclasses.dataclass
@@ -65,6 +72,74 @@ class _GroupRun:
     @property
     def done(self) -> bool:
         return len(self.ended) == len(self.group.members)
+
+
+@dataclasses.dataclass
+class _MemberJob:
+    """One member's job of a spread group: nothing is retried (the group is its own
+    redundancy); the group settles when its last member ends."""
+
+    run: _GroupRun
+    member: Member
+
+    def end(self, jobs: _Jobs, ref: Any) -> None:
+        self.run.ended[self.member.rank] = _member_result(jobs.ray, ref)
+        if self.run.done:
+            _settle(self.run, jobs.directory, jobs.parts, jobs.report)
+
+
+@dataclasses.dataclass
+class _Jobs:
+    """The jobs in flight, by Ray object ref, and what their ends write into: each kind
+    of job ends itself (`end`), so the wait loop has no kinds to tell apart."""
+
+    ray: Any
+    workload: str
+    report: FleetReport
+    directory: Path
+    remote: Any = dataclasses.field(init=False)
+    pending: dict[Any, _Attempt | _MemberJob] = dataclasses.field(default_factory=dict)
+    runs: list[_GroupRun] = dataclasses.field(default_factory=list)
+    parts: list[Path] = dataclasses.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.remote = self.ray.remote(max_retries=0)(tasks.warm_target)
+
+    def _start(self, node: Node, *args: Any) -> Any:
+        return self.remote.options(scheduling_strategy=pinned(self.ray, node),
+                                   num_cpus=cpus_for(node)).remote(self.workload, *args)
+
+    def submit(self, target: Target, entry: TargetReport, node: Node, tried: list[str]) -> None:
+        device = next(d for n, d in target.places if n == node)
+        ref = self._start(node, device.index)
+        entry.node, entry.device = node.name, device.label
+        entry.attempts.append(node.name)
+        self.pending[ref] = _Attempt(target, entry, node, tried + [node.node_id])
+
+    def submit_group(self, group: Group, entries: list[TargetReport], timeout_s: float) -> None:
+        name, handle = ledger.create(self.ray)
+        run = _GroupRun(group, entries, handle)
+        self.runs.append(run)
+        for entry in entries:
+            entry.node = group.leader.node.name
+        for member in group.members:
+            role = group.role(member, name, timeout_s)
+            self.pending[self._start(member.node, member.device.index, role)] = _MemberJob(run, member)
+
+    def wait(self, progress: FleetProgress) -> None:
+        """Until every job has ended; on an interrupt, nothing is left running."""
+        try:
+            while self.pending:
+                ready, _ = self.ray.wait(list(self.pending), num_returns=1, timeout=TICK)
+                progress.draw(self.report.targets)
+                for ref in ready:
+                    self.pending.pop(ref).end(self, ref)
+        finally:
+            for ref in self.pending:
+                self.ray.cancel(ref, force=True)
+            for run in self.runs:
+                self.ray.kill(run.handle)
+            progress.close()
 
 
 def warm(workload: str, out: str, address: str | None = None, per: str = "exact", *,
@@ -109,58 +184,16 @@ def warm(workload: str, out: str, address: str | None = None, per: str = "exact"
 def _run(ray: Any, workload: str, targets: list[Target], report: FleetReport,
          directory: Path, progress: FleetProgress, groups: list[Group] = (),
          spread_timeout_s: float = DEFAULT_TIMEOUT_S) -> list[Path]:
-    remote = ray.remote(max_retries=0)(tasks.warm_target)
-    pending: dict[Any, _Attempt | tuple[_GroupRun, Member]] = {}
-    runs: list[_GroupRun] = []
-
-    def submit(target: Target, entry: TargetReport, node: Node, tried: list[str]) -> None:
-        device = next(d for n, d in target.places if n == node)
-        ref = remote.options(scheduling_strategy=pinned(ray, node), num_cpus=cpus_for(node),
-                             ).remote(workload, device.index)
-        entry.node, entry.device = node.name, device.label
-        entry.attempts.append(node.name)
-        pending[ref] = _Attempt(target, entry, node, tried + [node.node_id])
-
+    jobs = _Jobs(ray, workload, report, directory)
     grouped = {id(t) for group in groups for t in group.targets}
-    for target, entry in zip(targets, report.targets):
-        if id(target) not in grouped:
-            submit(target, entry, target.places[0][0], [])
     entries = {id(t): e for t, e in zip(targets, report.targets)}
+    for target in targets:
+        if id(target) not in grouped:
+            jobs.submit(target, entries[id(target)], target.places[0][0], [])
     for group in groups:
-        name, handle = ledger.create(ray)
-        run = _GroupRun(group, [entries[id(t)] for t in group.targets], handle)
-        runs.append(run)
-        for entry in run.entries:
-            entry.node = group.leader.node.name
-        for member in group.members:
-            role = group.role(member, name, spread_timeout_s)
-            ref = remote.options(scheduling_strategy=pinned(ray, member.node),
-                                 num_cpus=cpus_for(member.node),
-                                 ).remote(workload, member.device.index, role)
-            pending[ref] = (run, member)
-    parts: list[Path] = []
-    try:
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1, timeout=TICK)
-            progress.draw(report.targets)
-            for ref in ready:
-                attempt = pending.pop(ref)
-                if isinstance(attempt, tuple):
-                    run, member = attempt
-                    run.ended[member.rank] = _member_result(ray, ref)
-                    if run.done:
-                        _settle(ray, run, directory, parts, report)
-                    continue
-                retry = _collect(ray, ref, attempt, directory, parts, per=report.per)
-                if retry is not None:
-                    submit(attempt.target, attempt.report, retry, attempt.tried)
-    finally:
-        for ref in pending:  # only on an interrupt: do not leave jobs running
-            ray.cancel(ref, force=True)
-        for run in runs:
-            ray.kill(run.handle)
-        progress.close()
-    return parts
+        jobs.submit_group(group, [entries[id(t)] for t in group.targets], spread_timeout_s)
+    jobs.wait(progress)
+    return jobs.parts
 
 
 def _member_result(ray: Any, ref: Any) -> dict[str, Any]:
@@ -174,8 +207,7 @@ def _member_result(ray: Any, ref: Any) -> dict[str, Any]:
         return {"status": "lost"}
 
 
-def _settle(ray: Any, run: _GroupRun, directory: Path, parts: list[Path],
-            report: FleetReport) -> None:
+def _settle(run: _GroupRun, directory: Path, parts: list[Path], report: FleetReport) -> None:
     """Every member has ended: each target takes the bundle of the first member (in rank
     order) that has its device and succeeded; the group's line goes into the report."""
     group = run.group
@@ -185,17 +217,10 @@ def _settle(ray: Any, run: _GroupRun, directory: Path, parts: list[Path],
         for member in holders:
             result = run.ended[member.rank]
             if result.get("status") == "ok":
-                try:
-                    name = f"{len(parts)}.clmodes"
-                    parts.append(assembly.accept(directory, name, result["bundle"],
-                                                 entry.fingerprint, report.per))
-                except BundleError as error:
-                    _fail(entry, f"bundle rejected: {error}")
+                if not _accept(entry, result, directory, parts, report.per):
                     continue
-                entry.status, entry.line = Status.OK, ""
+                entry.line = ""
                 entry.node, entry.device = member.node.name, member.device.label
-                entry.kernels_compiled = int(result.get("kernels_compiled", 0))
-                entry.keys_tuned = int(result.get("keys_tuned", 0))
                 entry.seconds = float(result.get("seconds", 0.0))
                 break
             if result.get("status") == "failed" and entry.status is Status.LOST:
@@ -244,16 +269,24 @@ def _collect(ray: Any, ref: Any, attempt: _Attempt, directory: Path, parts: list
     if result.get("status") != "ok":
         _fail(entry, str(result.get("line", "no reason given")))
         return None
+    _accept(entry, result, directory, parts, per)
+    return None
+
+
+def _accept(entry: TargetReport, result: dict[str, Any], directory: Path, parts: list[Path],
+            per: str) -> bool:
+    """A job's bundle verified and kept as the next part, its counts into `entry`; or
+    the target failed with the bundle's line."""
     try:
         name = f"{len(parts)}.clmodes"
         parts.append(assembly.accept(directory, name, result["bundle"], entry.fingerprint, per))
     except BundleError as error:
         _fail(entry, f"bundle rejected: {error}")
-        return None
+        return False
     entry.status = Status.OK
     entry.kernels_compiled = int(result.get("kernels_compiled", 0))
     entry.keys_tuned = int(result.get("keys_tuned", 0))
-    return None
+    return True
 
 
 def _retry_node(ray: Any, attempt: _Attempt) -> Node | None:
