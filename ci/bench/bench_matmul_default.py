@@ -14,7 +14,10 @@ process. Then one process re-measures, per matmul key the workload tuned, the wi
 each side's last store on the same inputs: interleaved rounds (each round runs every
 winner 5 times, the round's median per winner), 9 rounds, median over rounds, profiling
 events. Printed: warm seconds per side (median over reps), and per key the two winners'
-times and space / candidates (target <= 1.0: at least as fast).
+times and space / candidates (target <= 1.0: at least as fast). Every other config the
+space's tune measured for that key is re-measured in the same rounds, so the line also
+gives the decision's regret: the chosen config over the best of those (1.00: the tune
+chose the best of what it measured; above, noise in the tune's own timings decided).
 """
 
 from __future__ import annotations
@@ -64,10 +67,13 @@ def compare(stores: dict[str, str]) -> list[dict]:
     stream = clmodes.client().stream()
     model = stream.device.fingerprint.model
     winners: dict[str, dict[str, str]] = {}
+    searched: dict[str, list[str]] = {}  # key -> every config the space's tune measured
     for side, directory in stores.items():
         for entry in tuned_keys(Store(directory), model):
             if entry.tunable.startswith("kernels_cl.matmul.") and entry.tunable.endswith("float32"):
                 winners.setdefault(entry.key, {})[side] = entry.winner
+                if side == "space":
+                    searched[entry.key] = [m.name for m in entry.measured]
     candidates = matmul.candidates(_common.FLOAT32)
     rng = np.random.default_rng(0)
     rows = []
@@ -82,6 +88,11 @@ def compare(stores: dict[str, str]) -> list[dict]:
         runs = {"candidates": lambda name=chosen["candidates"]: candidates[name](stream, out, a, b),
                 "space": lambda name=chosen["space"]: gemm.launch_out(
                     stream, gemm.GEMM_SPACE.config(name), out, a, b)}
+        # The space tune's other measured configs, re-measured alongside: how far its
+        # choice is from the best of what it measured (the decision, not the search).
+        others = [name for name in searched.get(key, []) if name != chosen["space"]]
+        runs.update({f"measured:{name}": lambda name=name: gemm.launch_out(
+            stream, gemm.GEMM_SPACE.config(name), out, a, b) for name in others})
         for run in runs.values():
             run().wait()  # first launch: code generation, outside the timing
         medians: dict[str, list[float]] = {side: [] for side in runs}
@@ -94,9 +105,12 @@ def compare(stores: dict[str, str]) -> list[dict]:
                     times.append((event.profile.end - event.profile.start) * 1e-9)
                 medians[side].append(statistics.median(times))
         seconds = {side: statistics.median(values) for side, values in medians.items()}
+        best_measured = min(v for side, v in seconds.items() if side != "candidates")
         rows.append({"key": key, **{f"{side}_winner": chosen[side] for side in SIDES},
                      **{f"{side}_s": seconds[side] for side in SIDES},
-                     "ratio": seconds["space"] / seconds["candidates"]})
+                     "ratio": seconds["space"] / seconds["candidates"],
+                     "regret": seconds["space"] / best_measured,
+                     "measured": len(others) + 1})
     return rows
 
 
@@ -138,7 +152,8 @@ def main() -> None:
         for row in keys:
             print(f"  {row['key']}: space {row['space_s'] * 1e3:.3f} ms ({row['space_winner']}) "
                   f"/ candidates {row['candidates_s'] * 1e3:.3f} ms ({row['candidates_winner']})"
-                  f" = {row['ratio']:.2f}")
+                  f" = {row['ratio']:.2f}; chosen / best of the {row['measured']} it measured "
+                  f"{row['regret']:.2f}")
         results.append({"device": device, "walls": walls, "keys": keys,
                         "load": [before, after]})
     benchlib.write_json(args.json, results)

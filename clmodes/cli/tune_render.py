@@ -103,6 +103,9 @@ def _key_text(k: dict[str, Any]) -> str:
     if k["roofline_s"] is not None:
         lines.append(f"  roofline bound: {number(k['roofline_s'], scale)} {unit} "
                      f"({k['cost']['bytes_moved']:.4g} bytes, {k['cost']['flops']:.4g} FLOPs)")
+    if k["inputs_replaced"]:
+        lines.append("  measured on uniform values instead of unwritten memory: "
+                     + "; ".join(k["inputs_replaced"]))
     if k["dropped_candidates"]:
         lines.append("  dropped:")
         lines.extend(table(("candidate", "why"),
@@ -116,7 +119,8 @@ def _candidate_row(c: dict[str, Any], scale: float) -> list[str]:
     return ["*" if c["winner"] else "", c["name"], number(c["median_s"], scale),
             f"{number(c['min_s'], scale)}-{number(c['max_s'], scale)}",
             f"{number(c['q1_s'], scale)}-{number(c['q3_s'], scale)}",
-            f"{c['samples']}{discarded}",
+            f"{c['samples']}{discarded}"
+            + (f" x{c['runs_per_sample']} runs" if c["runs_per_sample"] > 1 else ""),
             "-" if c["roofline"] is None else f"{c['roofline']:.0%}"]
 
 

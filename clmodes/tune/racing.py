@@ -53,6 +53,19 @@ class RacePolicy:
     sample_budget_s: float = 0.5  # device seconds per round beyond which no more rounds
     finalists: int = 3  # the best this many are raced again together if measured apart
     rerace_limit: int = 3  # races of the finalists at most, while the best two overlap
+    sample_min_s: float = 1e-3  # a shorter run is repeated within a sample, up to...
+    repeats_max: int = 16  # ...this many runs, the sample their median (see `repeats`)
+
+    def repeats(self, warm_up_s: float | None) -> int:
+        """Runs per sample for a candidate whose warm-up took `warm_up_s`: enough to fill
+        `sample_min_s`, at most `repeats_max`. Why: one run of a 10 µs kernel on a CPU
+        runtime is mostly the wake-up of its worker threads and the other candidates'
+        code leaving the caches; Intel's timed the MLP's attention GEMMs at 8-30 µs one
+        run each, where 5 runs back to back give 6-7 µs, and the noise picked a config
+        8-11% slower than the hand-written kernel it ties with."""
+        if warm_up_s is None or not real_timing(warm_up_s) or warm_up_s >= self.sample_min_s:
+            return 1
+        return max(1, min(self.repeats_max, math.ceil(self.sample_min_s / warm_up_s)))
 
 
 @dataclasses.dataclass
@@ -60,6 +73,7 @@ class Measurement:
     name: str
     samples: list[float] = dataclasses.field(default_factory=list)
     discarded: int = 0  # timings that could not be real (not finite, not positive)
+    repeats: int = 1  # runs per sample (each sample is their median)
 
     @property
     def median(self) -> float:
@@ -69,13 +83,21 @@ class Measurement:
         record: dict[str, object] = {"median_s": self.median, "samples_s": self.samples}
         if self.discarded:
             record["discarded_samples"] = self.discarded
+        if self.repeats > 1:
+            record["runs_per_sample"] = self.repeats
         return record
 
 
-def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...]) -> float:
-    """One run of a candidate: seconds of device time over all the launches it made
-    (`clmodes.measure.NothingLaunched` if it made none: it is dropped with a warning)."""
-    return device_seconds(stream, lambda: candidate(stream, *args))
+def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...],
+           repeats: int = 1) -> float:
+    """One sample of a candidate: the median over `repeats` runs of the seconds of device
+    time over all the launches a run made (`clmodes.measure.NothingLaunched` if it made
+    none: it is dropped with a warning). A timing that cannot be real is returned as is,
+    so that the caller discards it."""
+    runs = [device_seconds(stream, lambda: candidate(stream, *args)) for _ in range(repeats)]
+    if not all(real_timing(seconds) for seconds in runs):
+        return next(seconds for seconds in runs if not real_timing(seconds))
+    return statistics.median(runs)
 
 
 def real_timing(seconds: float) -> bool:
@@ -114,7 +136,7 @@ def race(
             round_time = 0.0
             for name in names[shift:] + names[:shift]:
                 try:
-                    seconds = sample(candidates[name], stream, args)
+                    seconds = sample(candidates[name], stream, args, measured[name].repeats)
                 except Exception as error:  # noqa: BLE001 - any failure drops the candidate
                     log.warning("%s: candidate %r dropped: %s", describe, name, error)
                     dropped[name] = f"failed: {error}"
@@ -158,6 +180,8 @@ def _warm_up(
             dropped[name] = f"failed: {error}"
     _screen(alive, warm_times, dropped, policy,
             lambda name: sample(candidates[name], stream, args))
+    for name, measurement in alive.items():
+        measurement.repeats = policy.repeats(warm_times.get(name))
     return alive
 
 

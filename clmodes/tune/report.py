@@ -44,6 +44,7 @@ class MeasuredCandidate:
     samples_s: tuple[float, ...]
     discarded_samples: int = 0
     roofline: float | None = None
+    runs_per_sample: int = 1  # a sample is the median of this many runs (short kernels)
 
     @property
     def min_s(self) -> float:
@@ -71,7 +72,7 @@ class MeasuredCandidate:
                 "min_s": self.min_s, "max_s": self.max_s, "q1_s": q1, "q3_s": q3,
                 "samples": len(self.samples_s), "samples_s": list(self.samples_s),
                 "discarded_samples": self.discarded_samples, "roofline": self.roofline,
-                "parameters": self.parameters}
+                "runs_per_sample": self.runs_per_sample, "parameters": self.parameters}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,6 +152,8 @@ class TunedKey:
     # A tune spread over a fleet's identical devices (`clmodes.tune.sharing`): nodes,
     # configs measured on each, where the finalists were re-raced, where it was adopted.
     spread: dict[str, Any] | None = None
+    # Arguments measured on uniform values instead of unwritten memory (`tune.inputs`).
+    inputs_replaced: tuple[str, ...] = ()
 
     @property
     def row_key(self) -> tuple[Any, ...]:
@@ -201,6 +204,7 @@ class TunedKey:
             "roofline": self.roofline, "origin": self.origin(), "host": self.host,
             "measured_at": self.measured_at, "tune_seconds": self.tune_seconds,
             "clmodes": self.clmodes_version, "spread": self.spread,
+            "inputs_replaced": list(self.inputs_replaced),
         }
 
     def details(self) -> dict[str, Any]:
@@ -335,6 +339,7 @@ def entry_of(row: TuneRow) -> TunedKey | None:
         roofline=_number(record.get("roofline")), cost=_cost(record.get("cost")),
         space_size=_count(record.get("space_size")),
         spread=_spread(record.get("spread")),
+        inputs_replaced=_texts(record.get("inputs_replaced")),
     )
 
 
@@ -363,7 +368,8 @@ def _measured(name: object, value: object) -> MeasuredCandidate | None:
         median = statistics.median(kept)
     return MeasuredCandidate(str(name), median, kept,
                              _count(value.get("discarded_samples")) or 0,
-                             _number(value.get("roofline")))
+                             _number(value.get("roofline")),
+                             _count(value.get("runs_per_sample")) or 1)
 
 
 def _cost(value: object) -> Cost | None:
@@ -390,3 +396,8 @@ def _count(value: object) -> int | None:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    """The strings of a list (a hostile record's other items dropped), else ()."""
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()

@@ -242,3 +242,40 @@ def test_pooled_buffers_are_copied_too(stream):
     back = np.empty(n, np.float32)
     cl.enqueue_copy(stream.queue, back, pooled_out)
     assert not back.any()
+
+
+def test_a_short_kernel_is_run_several_times_per_sample(stream):
+    """A sample of a run far under `sample_min_s` is the median of several runs (the
+    record says how many); with `repeats_max=1` one run is one sample."""
+    base = kernel_variants(Kernel(fresh(SOURCE), "twice"), launch_twice,
+                           defines={"ITEMS": [1, 4]})
+    calls = {name: 0 for name in base}
+
+    def counted(name):
+        def run(stream, *args):
+            calls[name] += 1
+            return base[name](stream, *args)
+        return run
+
+    out, x = buffers(stream, 256)
+    for policy, repeated in ((clmodes.RacePolicy(), True),
+                             (clmodes.RacePolicy(repeats_max=1, screen_ratio=None), False)):
+        tunable = Tunable(unique(), key=lambda out, x, n: n,
+                          candidates={name: counted(name) for name in base})
+        tunable.policy = policy
+        calls.update(dict.fromkeys(calls, 0))
+        tunable(stream, out, x, 256)
+        record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 256)))
+        for name, measured in record["measurements"].items():
+            runs = measured.get("runs_per_sample", 1)
+            assert (runs > 1) is repeated, (name, runs)
+            assert 1 <= runs <= policy.repeats_max
+            assert calls[name] >= len(measured["samples_s"]) * runs
+
+
+@pytest.mark.parametrize("warm_up_s, expected", [
+    (1e-5, 16), (4e-4, 3), (1e-3, 1), (2e-3, 1), (None, 1), (float("nan"), 1), (-1.0, 1),
+])
+def test_runs_per_sample_fill_the_minimum_sample_time(warm_up_s, expected):
+    assert clmodes.RacePolicy().repeats(warm_up_s) == expected
+    assert clmodes.RacePolicy(repeats_max=1).repeats(warm_up_s) == 1

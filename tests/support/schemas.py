@@ -62,6 +62,7 @@ TUNE_SUMMARY = {
     "host": MAYBE_TEXT, "measured_at": MAYBE_NUMBER, "tune_seconds": MAYBE_NUMBER,
     "clmodes": MAYBE_TEXT,
     "spread": lambda v: v is None or check(v, SPREAD) is None,  # a tune spread over a fleet
+    "inputs_replaced": [str],  # arguments measured on uniform values (clmodes.tune.inputs)
 }
 
 TUNE_LIST = {"store": str, "host": str, "unit": one_of("s"), "tunable": MAYBE_TEXT,
@@ -71,7 +72,7 @@ CANDIDATE = {
     "name": str, "winner": bool, "median_s": non_negative, "min_s": non_negative,
     "max_s": non_negative, "q1_s": non_negative, "q3_s": non_negative, "samples": int,
     "samples_s": [non_negative], "discarded_samples": int, "roofline": MAYBE_NUMBER,
-    "parameters": dict,
+    "runs_per_sample": int, "parameters": dict,
 }
 
 DROPPED = {"name": str, "kind": one_of("screened", "slower", "failed", "untimed", "other"),

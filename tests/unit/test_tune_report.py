@@ -77,12 +77,14 @@ def test_hostile_records_are_skipped_or_read_field_by_field(caplog):
     hostile = {
         "winner": "a", "statistic": 7, "host": ["x"], "tune_seconds": "fast", "space_size": -3,
         "measured_at": math.inf, "roofline": True, "cost": {"bytes_moved": -1},
-        "measurements": {"a": {"median_s": "1", "samples_s": [1e-3, "x", None, 2e-3]},
+        "measurements": {"a": {"median_s": "1", "samples_s": [1e-3, "x", None, 2e-3],
+                               "runs_per_sample": "many"},
                          "b": "not a measurement", "c": {"samples_s": [3e-3]},
                          "d": {"median_s": float("nan")}},
         "dropped": ["not", "a", "dict"],
         "spread": {"nodes": "two", "measured_on": {"n0": 5, "n1": "x", "n2": -1},
                    "reraced_on": 3, "adopted_on": "n1", "extra": object.__name__},
+        "inputs_replaced": ["argument 1 (8 float32: 1 NaN, 0 subnormal values)", 7, None],
     }
     store = store_with(("t", "k1", "not json"), ("t", "k2", json.dumps({"winner": 3})),
                        ("t", "k3", hostile), ("t", "k4", json.dumps([1, 2])))
@@ -98,6 +100,8 @@ def test_hostile_records_are_skipped_or_read_field_by_field(caplog):
                                                            None, None, ())
     assert entry.spread == {"nodes": None, "measured_on": {"n0": 5}, "reraced_on": None,
                             "adopted_on": "n1"}  # known fields, typed
+    assert entry.inputs_replaced == ("argument 1 (8 float32: 1 NaN, 0 subnormal values)",)
+    assert entry.measured[0].runs_per_sample == 1
     json.dumps(entry.details(), allow_nan=False)  # what --json prints is strict JSON
 
 
