@@ -180,10 +180,11 @@ def run_size(setup: dict, n: int, args, log) -> dict:
 
 
 def matmul_kind() -> str:
-    """What the MLP's matmul tunes: a space or hand-written candidates (as checked out)."""
+    """What the MLP's matmul tunes: a space or hand-written candidates (as checked out,
+    and as $KERNELS_CL_MATMUL selects: the tunable the workload calls)."""
     import importlib
 
-    tunable = importlib.import_module("kernels_cl.matmul").TUNABLES["float32"]
+    tunable = importlib.import_module("kernels_cl.matmul").tunable("float32")
     if getattr(tunable, "space", None) is not None:
         return f"a space of {len(tunable.space)} configs (budget {tunable.budget})"
     return f"{len(tunable.candidates)} hand-written candidates"
