@@ -1,9 +1,11 @@
 """Racing candidates timed with OpenCL profiling events, and choosing a winner robustly.
 
-A sample is `clmodes.measure.device_seconds` of one run: the sum of START..END over every
+A run is timed by `clmodes.measure.device_seconds`: the sum of START..END over every
 launch a candidate makes on the measurement stream, device time only, so host-side Python
-overhead and queueing gaps do not decide between kernels. Each candidate is run `warmup` times first (PoCL generates a kernel's
-work-group function at its first enqueue per local size, which costs hundreds of
+overhead and queueing gaps do not decide between kernels. A sample is one run, or for a
+candidate whose warm-up ran under `RacePolicy.sample_min_s` the median of several
+(`RacePolicy.repeats`). Each candidate is run `warmup` times first (PoCL generates a
+kernel's work-group function at its first enqueue per local size, which costs hundreds of
 milliseconds and must not be counted).
 
 Racing keeps tuning cheap and fair: every candidate is warmed up, then sampled in rounds
@@ -95,9 +97,8 @@ def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...],
     none: it is dropped with a warning). A timing that cannot be real is returned as is,
     so that the caller discards it."""
     runs = [device_seconds(stream, lambda: candidate(stream, *args)) for _ in range(repeats)]
-    if not all(real_timing(seconds) for seconds in runs):
-        return next(seconds for seconds in runs if not real_timing(seconds))
-    return statistics.median(runs)
+    unreal = [seconds for seconds in runs if not real_timing(seconds)]
+    return unreal[0] if unreal else statistics.median(runs)
 
 
 def real_timing(seconds: float) -> bool:
