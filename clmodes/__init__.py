@@ -6,10 +6,12 @@ The contract is DESIGN.md §2; the names exported here are fixed.
 """
 
 from clmodes.client import Client
-from clmodes.runtime import client
+from clmodes.runtime import client, usability
+from clmodes.device_check import Usability
 from clmodes.device import Device, DeviceDescription, Fingerprint, devices
 from clmodes.errors import (
     ClmodesError,
+    DeviceUnusableError,
     KernelBuildError,
     KernelLaunchError,
     NoDeviceError,
@@ -47,6 +49,7 @@ __all__ = [
     "CompilationStatistics",
     "Device",
     "DeviceDescription",
+    "DeviceUnusableError",
     "ExecutionStatistics",
     "Fingerprint",
     "Kernel",
@@ -68,6 +71,7 @@ __all__ = [
     "TuneError",
     "Tunable",
     "TuningSpace",
+    "Usability",
     "Variant",
     "__version__",
     "client",
@@ -76,6 +80,7 @@ __all__ = [
     "probe",
     "roofline_fraction",
     "set_cache_dir",
+    "usability",
     "warm",
     "devices",
     "process_mode",

@@ -40,10 +40,11 @@ from functools import cached_property
 import pyopencl as cl
 
 from clmodes.errors import NoDeviceError
+from clmodes.icd import register_pypi_runtimes
 
 INSTALL_HINT = (
-    "install an OpenCL runtime, e.g. `pip install 'clmodes[pocl]'` "
-    "(PoCL, a CPU runtime from PyPI), or your GPU vendor's driver"
+    "install an OpenCL runtime, e.g. `pip install 'clmodes[cpu]'` "
+    "(PoCL and Intel's CPU runtime, from PyPI), or your GPU vendor's driver"
 )
 
 # Runtimes that are not their device's maker: matched in the platform name, then the vendor.
@@ -255,15 +256,14 @@ def _rank(device: cl.Device) -> int:
 
 def devices() -> list[Device]:
     """Every OpenCL device on every platform, in a stable order: by kind (GPU, accelerator,
-    CPU, simulator), then platform name and version, then the platform's own order."""
+    CPU, simulator), then platform name and version, then the platform's own order. A
+    platform the ICD loader lists twice (one library named by two .icd files) is listed
+    once. Intel's CPU runtime from PyPI is registered first (`clmodes.icd`)."""
     global _devices
     if _devices is None:
-        try:
-            platforms = cl.get_platforms()
-        except cl.Error:
-            platforms = []
+        register_pypi_runtimes()
         found = []
-        for platform in platforms:
+        for platform in _distinct(_platforms()):
             try:
                 listed = platform.get_devices()
             except cl.Error:
@@ -276,34 +276,78 @@ def devices() -> list[Device]:
     return list(_devices)
 
 
+def _platforms() -> list[cl.Platform]:
+    try:
+        return list(cl.get_platforms())
+    except cl.Error:
+        return []
+
+
+def _distinct(platforms: list[cl.Platform]) -> list[cl.Platform]:
+    """Platforms in order, each once. One library registered twice gives the same platform
+    twice (one handle), or two platforms that report the same name, vendor, version and
+    devices: either is one runtime to the user. Two identical GPUs are two devices of one
+    platform, so they are never merged by this."""
+    seen: set[object] = set()
+    kept = []
+    for platform in platforms:
+        try:
+            identity = (platform.name, platform.vendor, platform.version,
+                        tuple((d.name, d.driver_version) for d in platform.get_devices()))
+        except cl.Error:
+            identity = (platform.name, platform.vendor, platform.version, ())
+        if platform.int_ptr in seen or identity in seen:
+            continue
+        seen.update((platform.int_ptr, identity))
+        kept.append(platform)
+    return kept
+
+
 def select(selector: object = None) -> Device:
     """Pick a device: a `Device`, an index, a substring of its label ("platform / device")
-    or of its normalized vendor ("pocl", "nvidia"), else `$CLMODES_DEVICE`."""
+    or of its normalized vendor ("pocl", "nvidia"), else `$CLMODES_DEVICE`, else the first.
+    Usability is not asked here: `clmodes.selection` passes over devices that cannot build."""
+    found = devices()
+    if not found:
+        raise NoDeviceError(f"no OpenCL platform found; {INSTALL_HINT}")
+    return candidates(selector)[0]
+
+
+def candidates(selector: object = None) -> list[Device]:
+    """The devices a selector names, in order (a label substring may name several); with
+    no selector and no `$CLMODES_DEVICE`, every device."""
     found = devices()
     if not found:
         raise NoDeviceError(f"no OpenCL platform found; {INSTALL_HINT}")
     if isinstance(selector, Device):
-        return selector
+        return [selector]
     if isinstance(selector, cl.Device):
         for device in found:
             if device.cl_device == selector:
-                return device
+                return [device]
     if selector is None:
-        selector = os.environ.get("CLMODES_DEVICE") or 0
+        selector = os.environ.get("CLMODES_DEVICE") or None
+    if selector is None:
+        return found
     return _match(found, selector)
 
 
-def _match(found: list[Device], selector: object) -> Device:
+def explicit(selector: object) -> bool:
+    """Does the selection name a device (an argument or `$CLMODES_DEVICE`)?"""
+    return selector is not None or bool(os.environ.get("CLMODES_DEVICE"))
+
+
+def _match(found: list[Device], selector: object) -> list[Device]:
     text = str(selector).strip()
     listing = "; ".join(f"{d.index}: {d.label}" for d in found)
     if isinstance(selector, int) or text.isdigit():
         index = int(text)
         if 0 <= index < len(found):
-            return found[index]
+            return [found[index]]
         raise NoDeviceError(f"no OpenCL device with index {index}; found {listing}")
     matches = [d for d in found if text.lower() in f"{d.label} / {d.fingerprint.vendor}".lower()]
     if not matches:
         raise NoDeviceError(
             f"no OpenCL device matches {text!r}; found {listing}; {INSTALL_HINT}"
         )
-    return matches[0]
+    return matches

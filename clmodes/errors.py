@@ -11,6 +11,11 @@ class NoDeviceError(ClmodesError):
     """No OpenCL platform, or no device matching the selection."""
 
 
+class DeviceUnusableError(NoDeviceError):
+    """A device named explicitly whose compiler cannot build a trivial kernel, or no usable
+    device at all; the message gives the reason (the build log's first line) and the remedy."""
+
+
 class KernelBuildError(ClmodesError):
     """A kernel failed to compile. Raised when that kernel is obtained, not before."""
 
@@ -18,9 +23,24 @@ class KernelBuildError(ClmodesError):
         self.kernel_name = kernel_name
         self.device = device
         self.build_log = build_log
+        # The first line carries the compiler's first error: a caller that shows one line
+        # (a CLI error, a tune record's summary) must never end before the reason.
         super().__init__(
-            f"kernel {kernel_name!r} failed to build on {device}:\n{build_log.strip()}"
+            f"kernel {kernel_name!r} failed to build on {device}: {self.reason}\n"
+            f"{build_log.strip()}"
         )
+
+    @property
+    def reason(self) -> str:
+        return first_error_line(self.build_log)
+
+
+def first_error_line(build_log: str) -> str:
+    """A build log's first line that says `error`, else its first line, at most 300
+    characters: what a one-line message says a build failed of."""
+    lines = [line.strip() for line in build_log.splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line.lower()]
+    return (errors or lines or ["the compiler wrote no log"])[0][:300]
 
 
 class KernelLaunchError(ClmodesError, TypeError):

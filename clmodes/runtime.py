@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clmodes.client import Client
-from clmodes.device import select
+from clmodes.device import Device
+from clmodes.selection import choose
 from clmodes.store.location import default_location
 from clmodes.store.store import Store
+from clmodes.device_check import Usability, UsabilityCache
 
 if TYPE_CHECKING:
     from clmodes.probing.cache import ProbeCache
@@ -40,6 +42,7 @@ class Runtime:
         self._clients: dict[int, Client] = {}
         self._tunes: "TuneCache | None" = None
         self._probes: "ProbeCache | None" = None
+        self._usability = UsabilityCache(lambda: self.store)
 
     @property
     def store(self) -> Store:
@@ -58,10 +61,16 @@ class Runtime:
             self._store = Store(directory)
             return self._store
 
+    def usability(self, device: Device) -> Usability:
+        """Can `device` build and run a trivial kernel? Checked once per exact device and
+        compiler environment, the verdict kept in the store (`clmodes.device_check`)."""
+        return self._usability.of(device)
+
     def client(self, device: object = None) -> Client:
         """The client of a device: a `Device`, an index, a label substring, or
-        `$CLMODES_DEVICE`, else the first device."""
-        chosen = select(device)
+        `$CLMODES_DEVICE`, else the first usable device. A device named explicitly that
+        cannot build raises `DeviceUnusableError` with the reason and the remedy."""
+        chosen = choose(device, self.usability)
         with self._lock:
             found = self._clients.get(chosen.index)
             if found is None:
@@ -108,6 +117,14 @@ def default_runtime() -> Runtime:
 def client(device: object = None) -> Client:
     """`clmodes.client(device)`: the default runtime's client of a device."""
     return default_runtime().client(device)
+
+
+def usability(device: object = None) -> Usability:
+    """`clmodes.usability(device)`: can the device build and run a trivial kernel? The
+    verdict (usable, reason, remedy), checked once per machine and driver."""
+    from clmodes.device import select
+
+    return default_runtime().usability(select(device))
 
 
 def all_clients() -> list[Client]:

@@ -25,18 +25,44 @@ import pytest  # noqa: E402
 
 import clmodes  # noqa: E402
 from support import OCLGRIND_ERRORS, BuildSpy, device_id, is_oclgrind, test_devices  # noqa: E402
+from support.devices import unusable_devices  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "oclgrind: small enough to run on the Oclgrind simulator")
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Which devices the tests run on, and which were passed over and why."""
+    lines = [f"clmodes test devices: {', '.join(d.label for d in test_devices()) or 'none'}"]
+    lines += [f"clmodes passed over {d.label}: {why}" for d, why in unusable_devices()]
+    return lines
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Oclgrind (a slow simulator) runs only the tests marked `oclgrind`: the others are
+    deselected here rather than skipped, so the skip count says what matters (a missing
+    fp64, a runtime that is not usable)."""
+    kept, dropped = [], []
+    for item in items:
+        device = _device_of(item)
+        unmarked = item.get_closest_marker("oclgrind") is None
+        (dropped if device is not None and is_oclgrind(device) and unmarked else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def _device_of(item: pytest.Item) -> "clmodes.Device | None":
+    callspec = getattr(item, "callspec", None)
+    device = callspec.params.get("client") if callspec is not None else None
+    return device if isinstance(device, clmodes.Device) else None
+
+
 @pytest.fixture(params=test_devices(), ids=device_id)
 def client(request: pytest.FixtureRequest, capfd: pytest.CaptureFixture[str]):
     device: clmodes.Device = request.param
-    if is_oclgrind(device):
-        if request.node.get_closest_marker("oclgrind") is None:
-            pytest.skip("Oclgrind (a simulator) runs only the tests marked 'oclgrind'")
+    if is_oclgrind(device):  # only tests marked `oclgrind` reach here (collection)
         yield clmodes.client(device)
         clmodes.client(device).stream().finish()
         reported = capfd.readouterr().err

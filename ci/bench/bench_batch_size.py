@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import benchlib
 
-benchlib.register_intel()
 # Both caches off, before pyopencl (and through it the ICDs) is loaded.
 benchlib.cold_caches()
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import benchlib
 
-benchlib.register_intel()
 benchlib.cold_caches()
 benchlib.temp_store("clmodes-bench-gemm-batch-")
 

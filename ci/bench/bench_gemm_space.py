@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import benchlib
 
-benchlib.register_intel()
 benchlib.cold_caches()
 benchlib.temp_store("clmodes-bench-gemm-space-")
 

@@ -5,9 +5,8 @@
 
 The device: `$CLMODES_DEVICE` selects (an index into `clmodes devices`, or a substring of
 "platform / device"); unset, PoCL. Intel's CPU runtime, when installed in this environment
-(`pip install '.[intel]'`), is registered as `ci/opencl_env.py` does it: its variables are
-read when a process starts, so the script re-executes itself once with them, and
-`CLMODES_DEVICE=intel` selects it.
+(`pip install '.[intel]'`), registers itself (`clmodes.icd`), and `CLMODES_DEVICE=intel`
+selects it.
 
 1. The probe, measured fresh (`refresh=True`, into a temporary store, so nothing cached
    is shown): every figure with its size, work-group and samples, and the probe's wall
@@ -32,7 +31,6 @@ from __future__ import annotations
 
 import benchlib
 
-benchlib.register_intel()
 benchlib.temp_store("clmodes-bench-probe-")
 
 import os  # noqa: E402

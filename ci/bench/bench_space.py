@@ -61,7 +61,6 @@ import benchlib
 
 _CACHE_DIR = None
 if __name__ == "__main__":
-    benchlib.register_intel()  # re-executes once with Intel's ICD registered, if installed
     benchlib.cold_caches()
     _CACHE_DIR = benchlib.temp_store("clmodes-bench-space-")
 

@@ -1,7 +1,8 @@
 """Pieces the benchmark scripts share (they run as scripts, so this sits beside them).
 
 Importing this module loads neither pyopencl nor clmodes, so a script can call
-`cold_caches()`, `temp_store()` and `register_intel()` before it imports them.
+`cold_caches()` and `temp_store()` before it imports them (Intel's CPU runtime
+registers itself: `clmodes.icd`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,7 @@ import itertools
 import json
 import os
 import platform
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,24 +46,6 @@ def temp_store(prefix: str, remove_at_exit: bool = True) -> str:
     if remove_at_exit:
         atexit.register(shutil.rmtree, directory, ignore_errors=True)
     return directory
-
-
-def register_intel() -> None:
-    """Re-execute once with Intel's ICD registered, if its runtime is installed here."""
-    if os.environ.get("CLMODES_BENCH_REEXEC") or os.environ.get("OCL_ICD_VENDORS"):
-        return  # done already, or registered by the caller (`eval "$(python ci/opencl_env.py)"`)
-    if not (Path(sys.prefix) / "lib" / "libintelocl.so").exists():
-        return
-    out = subprocess.run([sys.executable, str(ROOT / "ci" / "opencl_env.py")],
-                         capture_output=True, text=True, check=False)
-    exports = {}
-    for line in out.stdout.splitlines():
-        if line.startswith("export "):
-            name, _, value = line[len("export "):].partition("=")
-            exports[name] = shlex.split(value)[0] if value else ""
-    if exports:
-        env = {**os.environ, **exports, "CLMODES_BENCH_REEXEC": "1"}
-        os.execve(sys.executable, [sys.executable, *sys.argv], env)
 
 
 # -- command line, progress ---------------------------------------------------------------

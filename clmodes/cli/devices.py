@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from clmodes.runtime import client
+from clmodes.runtime import client, default_runtime
 from clmodes.device import INSTALL_HINT, Device, devices
+from clmodes.icd import unregistered_intel_hint
 from clmodes.errors import NoDeviceError
 from clmodes.cli.render import devices_text, emit
 
@@ -26,13 +27,20 @@ def select_device(args: argparse.Namespace) -> Device | None:
 
 
 def run_devices(args: argparse.Namespace) -> int:
-    """List every device with the fingerprints the store keys its entries by."""
-    rows = [
-        {"index": d.index, "label": d.label, "vendor": d.fingerprint.vendor,
-         "model": d.fingerprint.model, "exact": d.fingerprint.exact}
-        for d in devices()
-    ]
+    """List every device with the fingerprints the store keys its entries by, and whether
+    it can build (each device is checked once per machine and driver: `clmodes.device_check`)."""
+    rows = [_row(d) for d in devices()]
+    hint = unregistered_intel_hint()
     if not rows:
-        raise NoDeviceError(f"no OpenCL platform found; {INSTALL_HINT}")
+        raise NoDeviceError(f"no OpenCL platform found; {hint or INSTALL_HINT}")
     emit(args.json, rows, devices_text)
+    if hint and not args.json:
+        print(f"note: {hint}")
     return 0
+
+
+def _row(device: Device) -> dict[str, object]:
+    verdict = default_runtime().usability(device)
+    return {"index": device.index, "label": device.label, "vendor": device.fingerprint.vendor,
+            "model": device.fingerprint.model, "exact": device.fingerprint.exact,
+            **verdict.as_dict()}

@@ -26,7 +26,10 @@ def emit(as_json: bool, payload: Payload, text: Callable[[Payload], str]) -> Non
 
 def devices_text(rows: list[dict[str, Any]]) -> str:
     return "\n".join(
-        f"[{r['index']}] {r['label']}\n    model: {r['model']}\n    exact: {r['exact']}"
+        f"[{r['index']}] {r['label']}{'' if r.get('usable', True) else '  (UNUSABLE)'}\n"
+        f"    model: {r['model']}\n    exact: {r['exact']}"
+        + ("" if r.get("usable", True)
+           else f"\n    unusable: {r['reason']}\n    remedy: {r['remedy']}")
         for r in rows
     )
 

@@ -65,6 +65,13 @@ CREATE TABLE IF NOT EXISTS kernels (
     args TEXT NOT NULL,
     PRIMARY KEY (exact, kernel_key)
 );
+CREATE TABLE IF NOT EXISTS device_check (
+    exact TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (exact, environment)
+);
 CREATE TABLE IF NOT EXISTS probe (
     format INTEGER NOT NULL,
     model TEXT NOT NULL,

@@ -12,7 +12,7 @@ from typing import Any
 from clmodes.store import binaries as binary_table
 from clmodes.store import entries as bulk
 from clmodes.store import kernels as kernel_index
-from clmodes.store import leases, maintenance, measurements, probes, tunes
+from clmodes.store import device_checks, leases, maintenance, measurements, probes, tunes
 from clmodes.store.connection import open_store
 from clmodes.store.kernels import KernelSpec
 from clmodes.store.schema import StoreEntries, TuneRow
@@ -102,6 +102,16 @@ class Store(Database):
     def put_probe(self, model: str, value: dict[str, Any]) -> None:
         """Record (or replace: a refresh re-measures) a device model's probe result."""
         probes.put_probe(self, model, value)
+
+    # -- device checks (`clmodes.device_check`) -------------------------------------------
+
+    def get_device_check(self, exact: str, environment: str) -> dict[str, Any] | None:
+        """An exact device's usability verdict under one compiler environment, or None."""
+        return device_checks.get_check(self, exact, environment)
+
+    def put_device_check(self, exact: str, environment: str, value: dict[str, Any]) -> None:
+        """Record (or replace) an exact device's usability verdict."""
+        device_checks.put_check(self, exact, environment, value)
 
     # -- program binaries --------------------------------------------------------------
 

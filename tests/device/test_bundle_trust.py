@@ -5,6 +5,7 @@ import pyopencl as cl
 import pytest
 
 import clmodes
+from support.devices import usable_runtime
 from clmodes import bundle
 from clmodes.bundle import BundleError
 from clmodes.store import Store
@@ -50,10 +51,7 @@ def test_signed_round_trip_of_real_binaries(client, tmp_path, signing_key):
 
 
 def pocl_device() -> clmodes.Device:
-    found = [d for d in clmodes.devices() if "portable" in d.label.lower()]
-    if not found:
-        pytest.skip("needs PoCL")
-    return found[0]
+    return usable_runtime("PoCL")  # a skip with the reason when no PoCL here can build
 
 
 def test_a_binary_that_crashes_its_loader_is_refused_and_the_others_import(tmp_path, signing_key):

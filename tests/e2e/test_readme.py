@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import clmodes
+from support.devices import usable_runtime
 from support.subprocesses import TESTS, run_python
 
 README = TESTS.parent / "README.md"
@@ -41,15 +42,8 @@ def test_the_readme_has_python_blocks_and_they_are_all_found():
     assert len(BLOCKS) == README.read_text(encoding="utf-8").count("```python")
 
 
-def _pocl() -> str | None:
-    found = [d for d in clmodes.devices() if d.fingerprint.vendor == "PoCL"]
-    return str(found[0].index) if found else None
-
-
 @pytest.mark.parametrize("code", [code for _, code in BLOCKS], ids=[name for name, _ in BLOCKS])
 def test_readme_block_runs(code: str, tmp_path: Path):
-    device = _pocl()
-    if device is None:
-        pytest.skip("PoCL is not installed (pip install '.[pocl]')")
+    device = str(usable_runtime("PoCL").index)  # a skip with the reason when none is usable
     out = run_python(code, cache_dir=tmp_path / "store", CLMODES_DEVICE=device, **SMALL)
     assert out.returncode == 0, f"README block failed:\n{code}\n--- stderr:\n{out.stderr[-3000:]}"

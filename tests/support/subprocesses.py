@@ -88,14 +88,19 @@ RUNTIMES = {"pocl": "Portable Computing Language", "intel": "Intel(R) OpenCL"}
 
 
 def require_runtime(selector: str) -> str:
-    """`selector`, or a skip when no device of this machine's matches it (a machine with
-    PoCL only, as `pip install '.[test]'` gives)."""
+    """`selector`, or a skip when no device of this machine's matches it, or none that
+    matches is usable (PyPI's PoCL on a CPU its LLVM does not know), with the reason. As a
+    `CLMODES_DEVICE` selector it then picks the first usable match (`clmodes.selection`)."""
     import pytest
 
     import clmodes
 
-    if not any(selector.lower() in d.label.lower() for d in clmodes.devices()):
+    named = [d for d in clmodes.devices() if selector.lower() in d.label.lower()]
+    if not named:
         pytest.skip(f"no {selector} device here")
+    verdicts = [clmodes.usability(d) for d in named]
+    if not any(v.usable for v in verdicts):
+        pytest.skip(f"no usable {selector} device here ({'; '.join(v.describe() for v in verdicts)})")
     return selector
 
 
