@@ -12,6 +12,11 @@
    `_name` is not defined in the module doing the access (so it belongs to another
    module's class or module). Access through third-party modules (`pyopencl._cl`) is the
    third party's business and is not checked here.
+3. Layers: every top-level module or package of clmodes sits in one layer of `LAYERS`,
+   lowest first, and may import only from its own layer or lower ones. A cycle between
+   packages that no module-level circle shows (the fleet's node code importing the CLI,
+   which imports the fleet) is an arrow pointing up, and fails here. A new top-level
+   module must be placed in a layer (an unplaced one is reported).
 """
 
 from __future__ import annotations
@@ -20,6 +25,48 @@ import ast
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+
+# Lowest first. Why this order: what a launch needs (modes, devices, kernels, the store,
+# batching, the server) knows nothing of tuning, warming, shipping or the command line;
+# tuning and probing measure on streams; warm, bundles and the fleet orchestrate all of
+# it; the CLI and the package's face sit on top.
+LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
+    "_version errors atomic icd execution",
+    "device kernel progress",
+    "store batch released launchable",
+    "device_check selection programs server",
+    "stream client",
+    "runtime measure probing roofline tune capture",
+    "warm workload bundle",
+    "fleet demo",
+    "cli __main__ __init__",
+))
+
+
+def layer_of(module: str) -> int | None:
+    """The layer of a clmodes module (by its top-level module or package), or None."""
+    parts = module.split(".")
+    top = parts[1] if len(parts) > 1 else "__init__"
+    for number, layer in enumerate(LAYERS):
+        if top in layer:
+            return number
+    return None
+
+
+def layer_problems(graph: dict[str, set[str]]) -> list[str]:
+    problems = []
+    for module in sorted(graph):
+        own = layer_of(module)
+        if own is None:
+            problems.append(f"{module} is in no layer of ci/check_architecture.py's LAYERS")
+            continue
+        for target in sorted(graph[module]):
+            theirs = layer_of(target)
+            if theirs is not None and theirs > own:
+                problems.append(f"layer order: {module} (layer {own}) imports {target} "
+                                f"(layer {theirs}), a higher layer")
+    return problems
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -165,6 +212,7 @@ def main(argv: list[str]) -> int:
             problems.append(f"{path}:{line}: `{what}` reaches into another module's private name")
     for component in cycles(graph):
         problems.append("import circle: " + " -> ".join(component))
+    problems += layer_problems(graph)
     for problem in problems:
         print(problem)
     print(f"check_architecture: {len(trees)} modules, {len(problems)} problems")

@@ -17,7 +17,7 @@ import pyopencl
 from clmodes.cli.errors import UsageError, run_verb
 from clmodes.cli.logs import configure
 from clmodes.cli.parser import build_parser
-from clmodes.cli.warm import load_workload
+from clmodes.workload import load_workload
 
 __all__ = ["UsageError", "load_workload", "main"]
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import os
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 from clmodes.runtime import all_clients
@@ -16,29 +14,9 @@ from clmodes.runtime import default_store
 from clmodes.warm import warm
 from clmodes.cli.devices import select_device
 from clmodes.cli.errors import UsageError
+from clmodes.workload import load_workload
 from clmodes.errors import StoreNotPersistentError
 from clmodes.cli.render import emit, warm_text
-
-
-def load_workload(target: str) -> Callable[[], object]:
-    """`package.module:function` -> the function, or a one-line `UsageError`.
-
-    The current directory is importable, as it is for `python -m`: a workload is usually
-    a module of the project the command is run in, not an installed package."""
-    module_name, sep, function_name = target.partition(":")
-    if not sep or not module_name or not function_name:
-        raise UsageError(f"expected MODULE:FUNCTION, got {target!r}")
-    sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        raise UsageError(f"cannot import module {module_name!r}: {error}") from error
-    workload = getattr(module, function_name, None)
-    if workload is None:
-        raise UsageError(f"module {module_name!r} has no function {function_name!r}")
-    if not callable(workload):
-        raise UsageError(f"{target} is not callable")
-    return workload
 
 
 def run_warm(args: argparse.Namespace) -> int:

@@ -54,9 +54,9 @@ def failure_line(error: BaseException) -> str:
 
 
 def run(workload_name: str, bundle_path: str) -> dict[str, Any]:
-    # Imported here: the CLI's loader gives one-line errors for a bad MODULE:FUNCTION.
+    # Imported here: the loader gives one-line errors for a bad MODULE:FUNCTION.
     from clmodes import bundle, client, warm
-    from clmodes.cli.warm import load_workload
+    from clmodes.workload import load_workload
 
     workload = load_workload(workload_name)
     device = client().device
