@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pyopencl as cl
 
+from clmodes import released
 from clmodes.device import Device
 from clmodes.server import DeviceServer
 from clmodes.store.store import Store
@@ -19,6 +20,7 @@ class Client:
     def __init__(self, device: Device, store: Callable[[], Store]) -> None:
         """`store`: where its runtime keeps binaries (asked at each flush: the store can
         be relocated)."""
+        released.install()  # a buffer of this context released later must be refused
         self.server = DeviceServer(device, store)
         self._streams: dict[str, Stream] = {}
         self._lock = threading.Lock()

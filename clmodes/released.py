@@ -6,7 +6,8 @@ handle. PoCL and Oclgrind follow it and crash the process (SIGSEGV in the enqueu
 Intel refuses it (INVALID_MEM_OBJECT) but crashes on `get_info` of it, so even an error
 path cannot ask the buffer anything. pyopencl knows (its `m_valid`) but does not say. So
 clmodes wraps `pyopencl.MemoryObject.release` (once, at import, chaining whatever was
-there) to remember the released objects, and a launch checks its arguments against them:
+there; installed when the first client is made, so importing clmodes changes nothing in
+pyopencl) to remember the released objects, and a launch checks its arguments against them:
 one `dict` truthiness test while none is remembered, a C-level `isdisjoint` over the
 arguments' ids while some are (inline in `Launchable.enqueue`).
 
@@ -19,6 +20,7 @@ buffers in a loop keeps only those it still holds.
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Protocol
@@ -35,6 +37,10 @@ _watchers: "weakref.WeakSet[Watcher]" = weakref.WeakSet()  # told each released 
 # path can test it inline (`if RELEASED and ...`): a function call costs more than that.
 RELEASED: dict[int, object] = {}
 _sweep_at = 64
+# One lock for the registry's writers: two threads releasing at the sweep threshold would
+# otherwise both sweep, and the second `del` raise KeyError out of the user's release().
+# Readers (the launch path's inline test) take no lock: a dict lookup is atomic.
+_lock = threading.Lock()
 _HELD_ONLY_HERE = 2  # getrefcount: the dict's reference and the call's argument
 
 
@@ -56,12 +62,13 @@ def remembered() -> int:
 
 def _remember(obj: object) -> None:
     global _sweep_at
-    RELEASED[id(obj)] = obj
-    if len(RELEASED) >= _sweep_at:
-        for key in list(RELEASED):
-            if sys.getrefcount(RELEASED[key]) <= _HELD_ONLY_HERE:
-                del RELEASED[key]
-        _sweep_at = max(64, 2 * len(RELEASED))
+    with _lock:
+        RELEASED[id(obj)] = obj
+        if len(RELEASED) >= _sweep_at:
+            for key in list(RELEASED):
+                if sys.getrefcount(RELEASED[key]) <= _HELD_ONLY_HERE:
+                    del RELEASED[key]
+            _sweep_at = max(64, 2 * len(RELEASED))
 
 
 def _wrapping(release: Callable[[object], None]) -> Callable[[object], None]:
@@ -79,10 +86,8 @@ def _wrapping(release: Callable[[object], None]) -> Callable[[object], None]:
 
 
 def install() -> None:
-    """Wrap `pyopencl.MemoryObject.release` (idempotent)."""
-    current = cl.MemoryObject.release
-    if not getattr(current, "clmodes_wrapped", False):
-        cl.MemoryObject.release = _wrapping(current)
-
-
-install()
+    """Wrap `pyopencl.MemoryObject.release` (idempotent, any thread)."""
+    with _lock:
+        current = cl.MemoryObject.release
+        if not getattr(current, "clmodes_wrapped", False):
+            cl.MemoryObject.release = _wrapping(current)
