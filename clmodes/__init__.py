@@ -2,7 +2,7 @@
 
 Run real workload code so that its launches only gather and batch-compile their kernels
 (`COMPILE_ONLY`) or compile and autotune without doing the work (`COMPILE_AND_AUTOTUNE`).
-The contract is DESIGN.md §2; the names exported here are fixed.
+The contract is docs/contract.md; its Public API lists every name exported here.
 """
 
 from clmodes.client import Client

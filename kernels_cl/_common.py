@@ -1,7 +1,7 @@
 """What every kernels_cl operation shares: dtypes, argument checks, the OpenCL prelude.
 
 Everything here is decided from shapes, dtypes and the device, never from data, so an
-operation behaves the same under every process mode (DESIGN §2: under COMPILE_ONLY and
+operation behaves the same under every process mode (docs/contract.md, Modes: under COMPILE_ONLY and
 COMPILE_AND_AUTOTUNE launches are dropped and buffers hold whatever they held).
 
 Arrays are `pyopencl.array.Array`s. They must be C-contiguous; they may start at an offset

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import benchlib
 
-# Before pyopencl is imported anywhere: cold builds on both sides (DESIGN §4), and a
+# Before pyopencl is imported anywhere: cold builds on both sides (docs/facts.md, Caches), and a
 # throw-away clmodes store: measurements stay cold, and their salted kernels never
 # clutter the user's real store.
 benchlib.cold_caches(force=False)

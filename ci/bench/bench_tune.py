@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import benchlib
 
-# Before pyopencl is imported anywhere: both tools cold (DESIGN §4), nothing reused. Only
+# Before pyopencl is imported: both tools cold (docs/facts.md, Caches), nothing reused. Only
 # when run as a script: importing this module changes nothing.
 _CACHE_DIR = None
 if __name__ == "__main__":

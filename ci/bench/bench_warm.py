@@ -13,7 +13,7 @@ With mlp one rep takes minutes (tuning 15 matmul candidates at 8S, PoCL's BINARI
 `--budget` usually stops it after one rep; the builtin workload fits ~2-3 reps.
 
 Every measurement runs in a fresh subprocess with POCL_KERNEL_CACHE=0 (PoCL's own kernel
-cache would make "cold" warm, DESIGN §4) and PYOPENCL_NO_CACHE=1, and its own fresh
+cache would make "cold" warm, docs/facts.md, Caches) and PYOPENCL_NO_CACHE=1, and its own fresh
 CLMODES_CACHE_DIR temporary directory, except the warmed runs, which reuse the directory
 the warm before them filled. Times "inside" run from before `import clmodes` to the
 result read back (`.get()`) or to `warm()` returning; "process wall" is the parent's

@@ -29,7 +29,7 @@ CACHE_VARIABLES = ("POCL_KERNEL_CACHE", "PYOPENCL_NO_CACHE")
 
 
 def cold_caches(force: bool = True) -> None:
-    """PoCL's kernel cache and pyopencl's cache off (DESIGN §4); with force=False a value
+    """PoCL's and pyopencl's caches off (docs/facts.md, Caches); with force=False a value
     the caller already set is kept. Must run before pyopencl is imported."""
     for name, value in zip(CACHE_VARIABLES, ("0", "1")):
         if force:

@@ -4,7 +4,7 @@
     warm_workload.workload(1 << 20)                          # or given
 
 What it does on `n` float32 elements (every size decided from `n`, never from data, so it
-behaves the same under every process mode, DESIGN §2):
+behaves the same under every process mode, docs/contract.md, Modes):
 
 1. uploads an input vector;
 2. runs 16 *stages*, each a kernel of one shared source compiled with another `OP`

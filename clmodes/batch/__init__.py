@@ -1,4 +1,4 @@
-"""How queued kernels become program sources (DESIGN §2, "Compile queue and batching").
+"""How queued kernels become program sources (docs/contract.md, Compile queue and batching).
 
 Many units (one source with one set of defines and options each) share one program when
 each is preprocessed on its own, as its device's compiler would (`preprocess`, with the

@@ -1,4 +1,4 @@
-"""The execution contract: modes, overrides and statistics (DESIGN §2)."""
+"""The execution contract: modes, overrides and statistics (docs/contract.md)."""
 
 from clmodes.execution.modes import (
     LaunchMode,

@@ -35,7 +35,7 @@ cores, 10 ms launches measured half the throughput of 2 ms ones (a preempted wor
 stalls the whole launch), and the probe wants the device's peak, not the machine's
 current share. Bounded like this a probe takes a few seconds on PoCL with 2 cores.
 
-Modes (DESIGN §2). A measurement opens `StreamModeOverride(stream, EXECUTE)` on its
+Modes (docs/contract.md, Modes). A measurement opens `StreamModeOverride(stream, EXECUTE)` on its
 stream, covering calibration, warm-up and samples, so a probe measures under
 `COMPILE_AND_AUTOTUNE` while every other stream's launches are dropped. Under
 `COMPILE_ONLY` a probe that is not cached launches its kernels on that stream *without*

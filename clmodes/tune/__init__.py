@@ -1,6 +1,6 @@
 """Autotuning: tunables, tuning spaces and search strategies (space.py, strategies.py,
 budget.py), racing candidates by profiling events (`clmodes.measure`), the
-tune cache (DESIGN §2)."""
+tune cache (docs/contract.md, Autotune)."""
 
 from clmodes.tune.budget import Budget
 from clmodes.tune.cache import TuneCache, TuneKey

@@ -1,6 +1,6 @@
 """`Tunable`: an operation with a key function and named candidates, autotuned per device.
 
-The rules (DESIGN §2 Autotune):
+The rules (docs/contract.md, Autotune):
 - a hit runs the winner on the caller's stream, so its launches get the caller's verdict
   (under COMPILE_AND_AUTOTUNE the real call is dropped);
 - one candidate is answered: not tuned, not counted, not persisted;

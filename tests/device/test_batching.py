@@ -1,4 +1,4 @@
-"""Batched compile queue: DESIGN §2 'Compile queue and batching'."""
+"""Batched compile queue: docs/contract.md, Compile queue and batching."""
 
 import numpy as np
 import pyopencl.array as cla

@@ -1,4 +1,4 @@
-"""DESIGN §2 Autotune: every rule, on real OpenCL."""
+"""docs/contract.md, Autotune: every rule, on real OpenCL."""
 
 
 

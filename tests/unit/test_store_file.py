@@ -1,4 +1,4 @@
-"""DESIGN §2 Persistence: the SQLite store of tune results."""
+"""docs/contract.md, Persistence: the SQLite store of tune results."""
 
 import json
 import logging
