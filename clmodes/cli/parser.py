@@ -33,6 +33,8 @@ ENVIRONMENT = (
                        "(default: the first)"),
     ("CLMODES_CACHE_DIR", "the store's folder (default: the user cache dir)"),
     ("CLMODES_LOG", "the clmodes logger's level: debug, info, warning (default), error"),
+    ("CLMODES_REGISTER_RUNTIMES", "0: do not register Intel's CPU runtime from PyPI with the "
+     "ICD loader (default 1, when OCL_ICD_VENDORS is unset)"),
     ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),
     ("CLMODES_CONFIG_DIR", "the config folder, holding trusted-keys/ (default: the user config dir)"),
     ("CLMODES_TRUSTED_KEYS", "public key files trusted at bundle import, os.pathsep-separated"),
