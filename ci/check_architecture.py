@@ -38,7 +38,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
     "device_check selection programs server",
     "stream client",
     "runtime measure probing roofline tune capture",
-    "warm workload bundle",
+    "warm workload checking bundle",
     "fleet demo",
     "cli __main__ __init__",
 ))

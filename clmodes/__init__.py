@@ -36,6 +36,8 @@ from clmodes.runtime import default_store, set_cache_dir
 from clmodes.stream import Stream
 from clmodes.tune import RacePolicy, Tunable, TuningSpace, Variant, kernel_variants
 from clmodes.warm import warm
+from clmodes.checking import CheckReport, check
+from clmodes.execution.misses import Miss, StrictMissError
 from clmodes import capture  # noqa: F401 - registers the override capture (capture.py)
 from clmodes.probing import ProbePolicy, ProbeResult, probe
 from clmodes.roofline import roofline_fraction
@@ -44,6 +46,9 @@ from clmodes._version import __version__  # noqa: E402
 
 __all__ = [
     "AutotuneStatistics",
+    "CheckReport",
+    "Miss",
+    "StrictMissError",
     "Client",
     "ClmodesError",
     "CompilationStatistics",
@@ -74,6 +79,7 @@ __all__ = [
     "Usability",
     "Variant",
     "__version__",
+    "check",
     "client",
     "default_store",
     "kernel_variants",

@@ -93,6 +93,13 @@ class Kernel:
         """The entry point's name once renamed inside a batch."""
         return self.name + unit_suffix(self.unit_key)
 
+    def descriptor(self) -> dict[str, object]:
+        """The parts its key is made of, as data: what a miss compares to name the part
+        that changed (a define's value, the source, options, included files)."""
+        return {"name": self.name, "source": _digest([self.source])[:16],
+                "defines": dict(self.defines), "options": list(self.options),
+                "includes": getattr(self, "includes", None)}
+
     def with_defines(self, **defines: DefineValue) -> "Kernel":
         """The same kernel with more (or other) defines: a variant for a tunable."""
         merged: dict[str, DefineValue] = dict(self.defines)

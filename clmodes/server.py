@@ -33,8 +33,9 @@ from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, pl
 from clmodes.batch.limits import max_units
 from clmodes.batch.unit import Unit
 from clmodes.device import Device
-from clmodes.errors import KernelBuildError
-from clmodes.execution import Counter, LaunchMode, tally, usage
+from clmodes.errors import ClmodesError, KernelBuildError
+from clmodes.execution import Counter, LaunchMode, misses, tally, usage
+from clmodes.execution.misses import Miss, MissKind, StrictMissError
 from clmodes.kernel import Kernel
 from clmodes.launchable import Launchable
 from clmodes.programs import HeldProgram, ObtainedKernel
@@ -59,7 +60,8 @@ class DeviceServer:
         self._build_lock = threading.RLock()  # one build at a time; obtain() re-enters via flush()
         self._queue: dict[str, Kernel] = {}
         self._obtained: dict[str, Launchable] = {}
-        self._failed: dict[str, KernelBuildError] = {}
+        self._failed: dict[str, ClmodesError] = {}
+        self._built: dict[str, Kernel] = {}  # compiled from source here: what persist describes
         self._programs: dict[str, HeldProgram] = {}
         # Every unit built or loaded so far -> its program: another entry point of such a
         # unit (two kernels of one source) is obtained from it without a new build.
@@ -116,9 +118,27 @@ class DeviceServer:
                 kernels, self._queue = list(self._queue.values()), {}
             if not kernels:
                 return
-            remaining = self._load_stored(kernels, self._store())
+            store = self._store()
+            remaining = self._load_stored(kernels, store)
+            if remaining and not self._report_misses(remaining, store):
+                return
             for batch in plan(remaining, self.macros_for, max_units(self.device.platform_name)):
                 self._build_isolating(batch, remaining)
+
+    def _report_misses(self, kernels: list[Kernel], store: Store) -> bool:
+        """Report each kernel about to be built from source (`clmodes check`); under
+        `CLMODES_STRICT=1` each fails with the miss instead. False: nothing to build."""
+        exact = self.device.fingerprint.exact
+        try:
+            for kernel in kernels:
+                misses.report(lambda k=kernel: Miss(
+                    MissKind.KERNEL, k.name, self.device.label,
+                    store.why_kernel_missed(exact, k.key, k.name, k.descriptor())))
+        except StrictMissError as error:
+            for kernel in kernels:
+                self._failed[kernel.key] = error
+            return False
+        return True
 
     def macros_for(self, options: tuple[str, ...]) -> CompilerMacros:
         """What this device's compiler predefines under these build options."""
@@ -230,6 +250,8 @@ class DeviceServer:
                 )
                 continue
             held.kernels[kernel.key] = ObtainedKernel(kernel.name, launchable.args, kernel.unit_key)
+            if counter is Counter.COMPILED:
+                self._built[kernel.key] = kernel
             self._obtained[kernel.key] = launchable
             adopted += 1
         tally(counter, adopted)
@@ -272,11 +294,16 @@ class DeviceServer:
         """Capture the kernels in `used` (all, if None) that were built here, and index
         every such kernel to the binary holding it. Returns the number of binaries written."""
         with self._build_lock:
-            return sum(
+            written = sum(
                 programs.persist(store, self.device, held, used,
                                  lambda batch: self._build(batch, counted=False))
                 for held in list(self._programs.values())
             )
+            built = [k for key, k in self._built.items() if used is None or key in used]
+            if built:
+                store.put_kernel_identities(self.device.fingerprint.exact,
+                                            [(k.key, k.name, k.descriptor()) for k in built])
+            return written
 
     # -- acting on a launch's verdict ---------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from typing import Any
 from clmodes import __version__
 from clmodes.cli import bundle, cache, fleet, tune
 from clmodes.cli.demo import run_demo
+from clmodes.cli.check import run_check
 from clmodes.cli.devices import run_devices
 from clmodes.cli.probe import run_probe
 from clmodes.cli.warm import run_warm
@@ -33,6 +34,8 @@ ENVIRONMENT = (
                        "(default: the first)"),
     ("CLMODES_CACHE_DIR", "the store's folder (default: the user cache dir)"),
     ("CLMODES_LOG", "the clmodes logger's level: debug, info, warning (default), error"),
+    ("CLMODES_STRICT", "1: a process in EXECUTE raises at its first kernel built from source "
+     "or key tuned, naming why the store missed"),
     ("CLMODES_REGISTER_RUNTIMES", "0: do not register Intel's CPU runtime from PyPI with the "
      "ICD loader (default 1, when OCL_ICD_VENDORS is unset)"),
     ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),
@@ -95,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     warm.add_argument("workload", help="MODULE:FUNCTION, a zero-argument callable")
     warm.add_argument("--allow-memory", action="store_true",
                       help="run even if the store fell back to memory (nothing is kept)")
+    checked = add_verb(verbs, "check", run_check,
+                       "run a workload in EXECUTE; exit 1 if anything compiled or tuned", device=True)
+    checked.add_argument("workload", help="MODULE:FUNCTION, a zero-argument callable")
     _add_cache(verbs)
     _add_bundle(verbs)
     _add_tune(verbs)

@@ -12,7 +12,7 @@ from typing import Any
 from clmodes.store import binaries as binary_table
 from clmodes.store import entries as bulk
 from clmodes.store import kernels as kernel_index
-from clmodes.store import device_checks, leases, maintenance, measurements, probes, tunes
+from clmodes.store import device_checks, leases, maintenance, measurements, misses, probes, tunes
 from clmodes.store.connection import open_store
 from clmodes.store.kernels import KernelSpec
 from clmodes.store.schema import StoreEntries, TuneRow
@@ -102,6 +102,20 @@ class Store(Database):
     def put_probe(self, model: str, value: dict[str, Any]) -> None:
         """Record (or replace: a refresh re-measures) a device model's probe result."""
         probes.put_probe(self, model, value)
+
+    # -- why a miss missed (`clmodes check`, `CLMODES_STRICT`) ------------------------
+
+    def put_kernel_identities(self, exact: str,
+                              kernels: list[tuple[str, str, misses.Descriptor]]) -> None:
+        """Record the parts of each persisted kernel's identity (key, name, descriptor)."""
+        misses.put_identities(self, exact, kernels)
+
+    def why_kernel_missed(self, exact: str, key: str, name: str,
+                          descriptor: misses.Descriptor) -> str:
+        return misses.why_kernel_missed(self, exact, key, name, descriptor)
+
+    def why_tune_missed(self, model: str, tunable: str, key: str, candidates: str) -> str:
+        return misses.why_tune_missed(self, model, tunable, key, candidates)
 
     # -- device checks (`clmodes.device_check`) -------------------------------------------
 

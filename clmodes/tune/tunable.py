@@ -33,7 +33,8 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from clmodes.execution import Counter, ProcessMode, process_mode, tally
+from clmodes.execution import Counter, ProcessMode, misses, process_mode, tally
+from clmodes.execution.misses import Miss, MissKind
 from clmodes.execution.usage import unrecorded
 from clmodes.measure import measurement_stream
 from clmodes.probing.lookup import cached as cached_probe
@@ -139,6 +140,7 @@ class Tunable:
         self.cost = cost
         self.choices: CandidateSet = candidate_set or Listed(candidates or {})
         self._checksum = self.choices.checksum()
+        self._stale: dict[TuneKey, str] = {}  # keys whose stored decision was dropped, and why
 
     @property
     def space(self) -> TuningSpace | None:
@@ -183,8 +185,17 @@ class Tunable:
                     gathered = self._tuner(stream, args, key).gather_first()
                     first = gathered[0] if gathered else self.choices.start(stream.device).ask()[0]
                     return self._run(first, stream, args)
+            misses.report(lambda: Miss(MissKind.TUNE, self.name, stream.device.label,
+                                       self._why_missed(key), key.key))
             winner = default_runtime().tunes.tune_once(key, lambda: self._tune(stream, args, key))
         return self._run(winner, stream, args)
+
+    def _why_missed(self, key: TuneKey) -> str:
+        """Why no decision served (`clmodes check`): a stale one's problem, else the store's."""
+        stale = self._stale.get(key)
+        if stale:
+            return f"the stored decision no longer holds: {stale}"
+        return default_store().why_tune_missed(*key)
 
     def winner(self, stream: Stream, *args: object) -> str | None:
         """The cached winner for these arguments, if any (tunes nothing)."""
@@ -211,14 +222,21 @@ class Tunable:
                             args: tuple[object, ...], key: TuneKey) -> bool:
         """A stale decision is deleted, so that the next tune's decision replaces it (the
         first recorded wins) and processes coordinate on measuring it again."""
-        if self._current(record, stream, args, key, warn=True):
+        problem = self._problem(record, stream, args, key, warn=True)
+        if problem is None:
             return True
+        self._stale[key] = problem
         default_store().drop_stale_tune(*key, record)
         return False
 
     def _current(self, record: dict[str, Any], stream: Stream, args: tuple[object, ...],
                  key: TuneKey, warn: bool = False) -> bool:
         """Does a stored decision hold for the code as it is now?"""
+        return self._problem(record, stream, args, key, warn) is None
+
+    def _problem(self, record: dict[str, Any], stream: Stream, args: tuple[object, ...],
+                 key: TuneKey, warn: bool = False) -> str | None:
+        """Why a stored decision does not hold for the code as it is now (None: it holds)."""
         identities = record.get("identities")
         winner = record.get("winner")
         problem = None
@@ -236,7 +254,7 @@ class Tunable:
         if problem and warn:
             log.warning("%s: stored tune result not used: %s; measuring again",
                         self._describe(key), problem)
-        return problem is None
+        return problem
 
     # -- a miss ------------------------------------------------------------------------
 
