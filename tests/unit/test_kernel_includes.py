@@ -66,6 +66,15 @@ def test_the_first_include_folder_that_has_the_header_wins(tmp_path):
     assert Kernel(SOURCE, "k", options=options).key != first
 
 
+def test_a_header_created_earlier_in_the_search_shadows_the_one_found(tmp_path):
+    write(tmp_path / "b" / "val.h", "#define VAL 1.0f\n")
+    options = ["-I", str(tmp_path / "a"), "-I", str(tmp_path / "b")]
+    first = Kernel(SOURCE, "k", options=options).key
+    assert Kernel(SOURCE, "k", options=options).key == first
+    write(tmp_path / "a" / "val.h", "#define VAL 2.0f\n")
+    assert Kernel(SOURCE, "k", options=options).key != first
+
+
 def test_a_header_named_by_a_define_counts(tmp_path):
     source = "#include HEADER\n__kernel void k(__global float* a) { a[0] = VAL; }\n"
     write(tmp_path / "val.h", "#define VAL 1.0f\n")
