@@ -5,10 +5,10 @@ process reused the old winner, measuring nothing, so CI's "a warmed workload tun
 nothing" passed on a stale result. A candidate's identity is now a digest of the keys of
 the kernels it launches for a key's arguments (`Kernel.key`: source, entry name, defines,
 options, and the content of the files the source includes), read while the tune gathers
-them. Each measurement is stored under it, and a stored decision is used only while every candidate it measured still launches the same
-kernels: finding that costs one pass over the candidates with launches dropped before
-they are even queued (`Stream.identifying`), once per key per process, and never
-compiles a loser's kernels.
+them. Each measurement is stored under it, and a stored decision is used only while
+every candidate it measured still launches the same kernels: finding that costs one pass
+over the candidates with launches dropped before they are even queued
+(`Stream.identifying`), once per key per process, and never compiles a loser's kernels.
 """
 
 from __future__ import annotations
