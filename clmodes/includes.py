@@ -13,7 +13,8 @@ whether a conditional takes it or not (editing a header that these defines skip
 recompiles once; it never serves stale code). A name resolves as the compiler resolves
 it: a quoted name next to the including header first, then each `-I` folder in order,
 then pyopencl's. A name found nowhere counts as that name (the build reports it);
-`#include MACRO` resolves through the kernel's own defines, else counts as its text.
+`#include NAME` counts every header NAME may name (the kernel's define of it, any
+`#define NAME "x.h"` the walk meets), else counts as its text.
 
 Cost: a file is read and hashed once per process while its size, mtime and inode stay
 the same, and a source's resolution is remembered with every path it probed; each later
@@ -42,6 +43,8 @@ import pyopencl as cl
 
 _INCLUDE = re.compile(
     r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]*)"|<([^>\n]*)>|([A-Za-z_]\w*))', re.M)
+# `#define HEADER "val.h"`: what a `#include HEADER` may name.
+_NAMED = re.compile(r'^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+("[^"\n]*"|<[^>\n]*>)[ \t]*$', re.M)
 _RACY_S = 2.0  # files modified this recently are read again next time
 _MAX_FILES = 4096  # a bound on one source's include graph (hostile or generated trees)
 
@@ -85,6 +88,12 @@ def directives(text: str) -> tuple[Directive, ...]:
     return tuple(found)
 
 
+@functools.lru_cache(maxsize=1024)
+def header_names(text: str) -> tuple[tuple[str, Directive], ...]:
+    """The object-like defines of a text whose value is a header name, as directives."""
+    return tuple((name, directives(f"#include {value}")[0]) for name, value in _NAMED.findall(text))
+
+
 Stamp = tuple[int, int, int, int]  # size, mtime, device, inode
 
 
@@ -93,6 +102,7 @@ class _File:
     stamp: Stamp
     digest: str
     directives: tuple[Directive, ...]
+    names: tuple[tuple[str, Directive], ...]  # `header_names`
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,37 +143,42 @@ def _read(path: str, stamp: Stamp) -> _File | None:
             data = handle.read()
     except OSError:
         return None
-    found = _File(stamp, hashlib.sha256(data).hexdigest(),
-                  directives(data.decode("utf-8", "replace")))
+    text = data.decode("utf-8", "replace")
+    found = _File(stamp, hashlib.sha256(data).hexdigest(), directives(text), header_names(text))
     if _settled(stamp):
         with _lock:
             _files[path] = found
     return found
 
 
-def _name(directive: Directive, defines: Mapping[str, str | None]) -> Directive:
-    """A `#include MACRO` through the kernel's defines (`-D HEADER='"val.h"'`)."""
-    form, name = directive
-    if form != "macro" or not defines.get(name):
-        return directive
-    expanded = directives(f"#include {defines[name]}")
-    return expanded[0] if expanded and expanded[0][0] != "macro" else directive
-
-
 class _Walker:
-    """Resolves a source's include graph, recording every path it probes."""
+    """Resolves a source's include graph, recording every path it probes.
+
+    `#include NAME` counts every header NAME may name: the kernel's define of it and any
+    `#define NAME "x.h"` in a text of the walk, wherever it is (a superset, like the
+    scan), so those are resolved once everything else has been."""
 
     def __init__(self, dirs: list[str], defines: Mapping[str, str | None]) -> None:
-        self.dirs, self.defines = dirs, defines
+        self.dirs = dirs
         self.probes: list[tuple[str, Stamp | None]] = []
-        self.reads_defines = False  # a `#include MACRO`: the walk depends on the defines
+        self.parts: list[list[str | None]] = []
+        self.seen: set[tuple[int, int]] = set()
+        self.pending: list[tuple[str | None, tuple[Directive, ...]]] = []
+        self.macros: list[tuple[str | None, str]] = []  # (including folder, NAME)
+        self.named: dict[str, set[Directive]] = {}
+        for name, value in defines.items():
+            expanded = directives(f"#include {value}") if value else ()
+            if expanded and expanded[0][0] != "macro":
+                self.named.setdefault(name, set()).add(expanded[0])
+
+    @property
+    def reads_defines(self) -> bool:
+        """Does the walk depend on the kernel's defines (a `#include NAME`)?"""
+        return bool(self.macros)
 
     def find(self, directive: Directive, here: str | None) -> tuple[str, _File] | None:
-        if directive[0] == "macro":
-            self.reads_defines = True
-            directive = _name(directive, self.defines)
         form, name = directive
-        if form == "macro" or not name:
+        if not name:
             return None
         for folder in ([here] if form == '"' and here is not None else []) + self.dirs:
             path = os.path.join(folder, name)
@@ -174,19 +189,38 @@ class _Walker:
                 return path, found
         return None
 
-    def digest(self, top: tuple[Directive, ...]) -> str:
-        parts: list[list[str | None]] = []
-        seen: set[tuple[int, int]] = set()
-        pending: list[tuple[str | None, tuple[Directive, ...]]] = [(None, top)]
-        while pending and len(seen) < _MAX_FILES:
-            here, found_in = pending.pop()
-            for directive in found_in:
-                hit = self.find(directive, here)
-                parts.append([*directive, hit[1].digest if hit else None])
-                if hit is not None and hit[1].stamp[2:] not in seen:
-                    seen.add(hit[1].stamp[2:])
-                    pending.append((os.path.dirname(hit[0]), hit[1].directives))
-        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+    def visit(self, here: str | None, found_in: tuple[Directive, ...],
+              names: tuple[tuple[str, Directive], ...]) -> None:
+        self.pending.append((here, found_in))
+        for name, directive in names:
+            self.named.setdefault(name, set()).add(directive)
+
+    def include(self, directive: Directive, here: str | None) -> None:
+        if directive[0] == "macro":
+            self.macros.append((here, directive[1]))
+            self.parts.append([*directive, None])
+            return
+        hit = self.find(directive, here)
+        self.parts.append([*directive, hit[1].digest if hit else None])
+        if hit is not None and hit[1].stamp[2:] not in self.seen and len(self.seen) < _MAX_FILES:
+            self.seen.add(hit[1].stamp[2:])
+            self.visit(os.path.dirname(hit[0]), hit[1].directives, hit[1].names)
+
+    def digest(self, source: str) -> str:
+        self.visit(None, directives(source), header_names(source))
+        tried: set[tuple[str | None, Directive]] = set()
+        while True:
+            while self.pending:
+                here, found_in = self.pending.pop()
+                for directive in found_in:
+                    self.include(directive, here)
+            named = sorted({(here, d) for here, name in self.macros
+                            for d in self.named.get(name, ())} - tried, key=repr)
+            if not named:
+                return hashlib.sha256(json.dumps(self.parts).encode()).hexdigest()
+            for here, directive in named:
+                tried.add((here, directive))
+                self.include(directive, here)
 
 
 def included_digest(source: str, options: Iterable[str],
@@ -202,7 +236,7 @@ def included_digest(source: str, options: Iterable[str],
     if known is not None and all(_stamp(path) == stamp for path, stamp in known.probes):
         return known.digest
     walker = _Walker(dirs, defines)
-    digest = walker.digest(top)
+    digest = walker.digest(source)
     if not walker.reads_defines and all(s is None or _settled(s) for _, s in walker.probes):
         with _lock:
             if len(_walks) > _MAX_FILES:

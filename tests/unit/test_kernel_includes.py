@@ -83,6 +83,15 @@ def test_a_header_named_by_a_define_counts(tmp_path):
     assert key(tmp_path, source, HEADER='"val.h"') != first
 
 
+def test_a_header_named_by_a_define_in_a_header_counts(tmp_path):
+    source = '#include "names.h"\n#include HEADER\n__kernel void k(__global float* a) { a[0] = VAL; }\n'
+    write(tmp_path / "names.h", '#define HEADER "val.h"\n')
+    write(tmp_path / "val.h", "#define VAL 1.0f\n")
+    first = key(tmp_path, source)
+    write(tmp_path / "val.h", "#define VAL 2.0f\n", _OLD + 1)
+    assert key(tmp_path, source) != first
+
+
 def test_a_missing_header_is_identity_not_an_error(tmp_path):
     missing = key(tmp_path)  # the build, not the key, reports a missing header
     write(tmp_path / "val.h", "#define VAL 1.0f\n")
@@ -94,7 +103,8 @@ def test_hostile_include_trees_end(tmp_path):
     write(tmp_path / "loop.h", '#include "val.h"\n')
     os.mkfifo(tmp_path / "fifo.h")  # opening it would block
     (tmp_path / "dir.h").mkdir()
-    source = SOURCE + '#include "fifo.h"\n#include "dir.h"\n#include ""\n#include <\x00>\n'
+    source = SOURCE + ('#include "fifo.h"\n#include "dir.h"\n#include ""\n#include <\x00>\n'
+                       '#include "\udc80.h"\n#include LOOP\n#define LOOP "val.h"\n#include UNKNOWN\n')
     assert Kernel(source, "k", options=["-I", str(tmp_path)]).includes is not None
 
 
