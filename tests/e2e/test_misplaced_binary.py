@@ -10,15 +10,18 @@ import pytest
 from clmodes.store import FILENAME
 from support.subprocesses import RUNTIMES, last_json, require_runtime, run_python
 
-# `warm` or run one kernel (`first` writes 1, `second` 2): the values and statistics.
+# `warm` or run kernels (`first` writes 1, `second` 2, ...): their values and statistics.
 CODE = """
 import json, numpy as np, pyopencl.array as cla, clmodes
-name, warm = {name!r}, {warm!r}
+names, warm = {names!r}, {warm!r}
 source = "__kernel void NAME(__global float* o) {{ o[get_global_id(0)] = VALUE; }}"
-kernel = clmodes.Kernel(source.replace("NAME", name).replace("VALUE", {value!r}), name)
+values = dict(first="1.0f", second="2.0f", third="3.0f")
+kernels = [clmodes.Kernel(source.replace("NAME", n).replace("VALUE", values[n]), n) for n in names]
 stream = clmodes.client().stream()
-out = cla.zeros(stream.queue, 4, np.float32)
-work = lambda: stream.launch(kernel, (4,), None, out.data)
+outs = [cla.zeros(stream.queue, 4, np.float32) for _ in names]
+def work():
+    for kernel, out in zip(kernels, outs):
+        stream.launch(kernel, (4,), None, out.data)
 c = clmodes.StatisticsCollector()
 if warm:
     s = clmodes.warm(work)
@@ -26,9 +29,9 @@ else:
     with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, c):
         work()
     s = clmodes.StatisticsReader(c).statistics()
-print(json.dumps({{"value": float(out.get()[0]), **s.as_dict()["compilation"]}}))
+print(json.dumps({{"values": [float(o.get()[0]) for o in outs], **s.as_dict()["compilation"]}}))
 """
-WARNING = "has no kernel 'first', which the store says it holds"
+WARNING = "has no kernel {!r}, which the store says it holds"
 
 
 @pytest.fixture(params=list(RUNTIMES.values()), ids=list(RUNTIMES))
@@ -36,29 +39,56 @@ def runtime(request) -> str:
     return require_runtime(request.param)
 
 
-def run(store, runtime, name, value, warm=False):
-    out = run_python(CODE.format(name=name, value=value, warm=warm), store, CLMODES_DEVICE=runtime)
+def run(store, runtime, *names, warm=False):
+    out = run_python(CODE.format(names=list(names), warm=warm), store, CLMODES_DEVICE=runtime)
     return last_json(out), out.stderr
 
 
-def test_a_binary_of_another_program_is_rebuilt_from_source(tmp_path, runtime):
-    run(tmp_path, runtime, "first", "1.0f", warm=True)
-    run(tmp_path, runtime, "second", "2.0f", warm=True)
-    connection = sqlite3.connect(tmp_path / FILENAME)
-    with connection:  # first's batch now holds a real binary: second's
-        (batch,) = connection.execute("SELECT batch FROM kernels WHERE name='first'").fetchone()
-        (other,) = connection.execute("SELECT batch FROM kernels WHERE name='second'").fetchone()
+def misplace(store, of: str, by: str) -> str:
+    """Give the batch that the store says holds `of` the binary of the batch holding `by`;
+    returns the batch."""
+    connection = sqlite3.connect(store / FILENAME)
+    with connection:
+        (batch,) = connection.execute("SELECT batch FROM kernels WHERE name=?", (of,)).fetchone()
+        (other,) = connection.execute("SELECT batch FROM kernels WHERE name=?", (by,)).fetchone()
         connection.execute(
             "UPDATE binaries SET (binary, sha256) = (SELECT binary, sha256 FROM binaries "
             "WHERE batch=?) WHERE batch=?", (other, batch))
-    report, stderr = run(tmp_path, runtime, "first", "1.0f")
-    assert report["value"] == 1.0
+    connection.close()
+    return batch
+
+
+def binaries(store, batch: str) -> int:
+    connection = sqlite3.connect(store / FILENAME)
+    (count,) = connection.execute("SELECT COUNT(*) FROM binaries WHERE batch=?", (batch,)).fetchone()
+    connection.close()
+    return count
+
+
+def test_a_binary_of_another_program_is_rebuilt_from_source(tmp_path, runtime):
+    run(tmp_path, runtime, "first", warm=True)
+    run(tmp_path, runtime, "second", warm=True)
+    batch = misplace(tmp_path, "first", "second")
+    report, stderr = run(tmp_path, runtime, "first")
+    assert report["values"] == [1.0]
     assert report["compiled"] == 1 and report["loaded"] == 0
-    assert stderr.count(WARNING) == 1, stderr
+    assert stderr.count(WARNING.format("first")) == 1, stderr
     assert "Traceback" not in stderr
-    rows = connection.execute("SELECT COUNT(*) FROM binaries WHERE batch=?", (batch,)).fetchone()
-    assert rows == (0,), "the misplaced binary is dropped, so no later process meets it"
-    again, stderr = run(tmp_path, runtime, "first", "1.0f")
-    assert again["value"] == 1.0 and again["compiled"] == 1 and WARNING not in stderr
-    second, _ = run(tmp_path, runtime, "second", "2.0f")
-    assert second["value"] == 2.0 and second["loaded"] == 1  # its own binary is untouched
+    assert binaries(tmp_path, batch) == 0, "the misplaced binary is dropped: no later process meets it"
+    again, stderr = run(tmp_path, runtime, "first")
+    assert again["values"] == [1.0] and again["compiled"] == 1 and "which the store says" not in stderr
+    second, _ = run(tmp_path, runtime, "second")
+    assert second["values"] == [2.0] and second["loaded"] == 1  # its own binary is untouched
+
+
+def test_a_binary_lacking_one_of_its_kernels_keeps_the_others(tmp_path, runtime):
+    """Batch {first, second} given the binary of batch {first, third}: `first` loads from
+    it, `second` is built from source."""
+    run(tmp_path, runtime, "first", "third", warm=True)
+    run(tmp_path, runtime, "first", "second", warm=True)
+    batch = misplace(tmp_path, "second", "third")
+    report, stderr = run(tmp_path, runtime, "first", "second")
+    assert report["values"] == [1.0, 2.0]
+    assert report["loaded"] == 1 and report["compiled"] == 1
+    assert stderr.count(WARNING.format("second")) == 1, stderr
+    assert binaries(tmp_path, batch) == 0
