@@ -42,9 +42,10 @@ from collections.abc import Iterable, Mapping
 import pyopencl as cl
 
 _INCLUDE = re.compile(
-    r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]*)"|<([^>\n]*)>|([A-Za-z_]\w*))', re.M)
+    r'^[ \t]*#[ \t]*include\b[ \t]*(?:"([^"\n]*)"|<([^>\n]*)>|([A-Za-z_]\w*))', re.M)
 # `#define HEADER "val.h"`: what a `#include HEADER` may name.
-_NAMED = re.compile(r'^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+("[^"\n]*"|<[^>\n]*>)[ \t]*$', re.M)
+_NAMED = re.compile(
+    r'^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+("[^"\n]*"|<[^>\n]*>)[ \t]*$', re.M)
 _RACY_S = 2.0  # files modified this recently are read again next time
 _MAX_FILES = 4096  # a bound on one source's include graph (hostile or generated trees)
 

@@ -29,7 +29,8 @@ def test_a_header_edited_during_the_process_is_built_anew(stream, collector, tmp
     for stamp, value in [(_OLD, 1.0), (_OLD + 1, 2.0)]:
         header.write_text(f"#define VAL {value}f\n")  # the same size: only the stamp moves
         os.utime(header, (stamp, stamp))
-        kernel, companion = Kernel(source, name, options=options), Kernel(fresh(COMPANION), "companion")
+        kernel = Kernel(source, name, options=options)
+        companion = Kernel(fresh(COMPANION), "companion")
         with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector):
             for queued in (kernel, companion):
                 stream.launch(queued, (4,), None, out.data)
