@@ -94,3 +94,18 @@ def test_a_binary_lacking_one_of_its_kernels_keeps_the_others(tmp_path, runtime)
     assert report["loaded"] == 1 and report["compiled"] == 1
     assert stderr.count(WARNING.format("second")) == 1, stderr
     assert binaries(tmp_path, batch) == 0
+
+
+def test_a_name_the_source_lacks_is_still_reported_as_such(tmp_path, runtime):
+    """A loaded program without the entry point asks the source, which has no such kernel:
+    the error names it, and the stored binary is not blamed."""
+    run(tmp_path, runtime, "first", warm=True)
+    code = CODE.format(names=["first"], warm=False) + (
+        "try:\n"
+        "    stream.launch(clmodes.Kernel(kernels[0].source, 'nope'), (4,), None, outs[0].data)\n"
+        "except clmodes.KernelBuildError as error:\n"
+        "    print(json.dumps({'error': str(error).splitlines()[-1]}))\n")
+    out = run_python(code, tmp_path, CLMODES_DEVICE=runtime)
+    assert last_json(out) == {"error": "its source has no __kernel function named 'nope'"}
+    assert "which the store says" not in out.stderr
+    assert '"loaded": 1' in out.stdout
