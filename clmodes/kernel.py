@@ -1,9 +1,12 @@
-"""`Kernel`: the identity of one OpenCL kernel (source, entry name, defines, options).
+"""`Kernel`: the identity of one OpenCL kernel (source, entry name, defines, options, and
+the content of every file its source includes).
 
 Identity is a value, not an object: two `Kernel`s built from equal parts are the same
 kernel, obtained once per device. `-D` options are folded into the defines so that
 `Kernel(src, "k", options=["-DN=4"])` and `Kernel(src, "k", defines={"N": 4})` are one
 kernel, and so that only options that cannot be written as `#define`s split batches.
+What the source includes is identity too (`includes`): a header edited under an unchanged
+source is another kernel, so a store never serves the binary of the old text.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping
 from typing import Union
+
+from clmodes.includes import included_digest
 
 DefineValue = Union[str, int, float, bool, None]
 
@@ -57,6 +62,9 @@ class Kernel:
     name: str
     defines: tuple[tuple[str, str | None], ...]
     options: tuple[str, ...]
+    # A digest of the files the source includes, as they were when the kernel was made
+    # (None: it includes nothing).
+    includes: str | None = dataclasses.field(repr=False)
     key: str = dataclasses.field(compare=False, repr=False)
     unit_key: str = dataclasses.field(compare=False, repr=False)
 
@@ -81,7 +89,10 @@ class Kernel:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "defines", tuple(sorted(merged.items())))
         object.__setattr__(self, "options", rest)
-        unit = _digest([source, self.defines, rest])
+        includes = included_digest(source, rest, merged)
+        object.__setattr__(self, "includes", includes)
+        # Without includes the key is what it was before they counted: stores stay valid.
+        unit = _digest([source, self.defines, rest] + ([includes] if includes else []))
         object.__setattr__(self, "unit_key", unit)
         object.__setattr__(self, "key", _digest([unit, name]))
 

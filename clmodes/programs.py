@@ -76,6 +76,19 @@ def load(store: Store, device: Device, context: cl.Context, batch: str,
                        captured=dict.fromkeys(units, batch))
 
 
+def drop(store: Store, device: Device, held: HeldProgram, lacking: str) -> None:
+    """A loaded binary without the entry point of a kernel indexed to it (a binary of
+    another program under this batch's hash): dropped like a refused one, with one
+    warning; kernels already created from it keep running here, but it is never indexed
+    again (`captured` empty), so the next process builds them all from source."""
+    log.warning(
+        "the stored binary of batch %s has no kernel %r, which the store says it holds on %s; "
+        "rebuilding from source", held.batch[:12], lacking, device.label,
+    )
+    store.drop_binary(device.fingerprint.exact, held.batch)
+    held.captured.clear()
+
+
 Builder = Callable[[Batch], cl.Program]
 
 

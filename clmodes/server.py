@@ -101,9 +101,9 @@ class DeviceServer:
         with self._build_lock:
             if kernel.key not in self._obtained and kernel.key not in self._failed:
                 held = self._unit_programs.get(kernel.unit_key)
-                if held is not None:
-                    self._adopt(held, [kernel], Counter.COMPILED if held.source else Counter.LOADED)
-                else:
+                counter = Counter.COMPILED if held and held.source else Counter.LOADED
+                # A loaded program without this entry point: its source decides.
+                if held is None or self._adopt(held, [kernel], counter):
                     self.queue_kernel(kernel)
                     self.flush()
         found = self._obtained.get(kernel.key)
@@ -162,8 +162,18 @@ class DeviceServer:
             if held is None:
                 remaining.extend(members)
                 continue
-            self._adopt(held, members, Counter.LOADED)
+            missing = self._adopt(held, members, Counter.LOADED)
+            if missing:
+                self._drop_loaded(store, held, missing)
+                remaining.extend(missing)
         return remaining
+
+    def _drop_loaded(self, store: Store, held: HeldProgram, missing: list[Kernel]) -> None:
+        """Forget a loaded program whose binary lacks a kernel indexed to it (`programs.drop`)."""
+        programs.drop(store, self.device, held, missing[0].name)
+        self._programs.pop(held.batch, None)
+        for unit in [u for u, h in self._unit_programs.items() if h is held]:
+            del self._unit_programs[unit]
 
     def _load(self, store: Store, batch: str, options: tuple[str, ...]) -> HeldProgram | None:
         held = programs.load(store, self.device, self.context, batch, (*BUILD_OPTIONS, *options))
@@ -233,16 +243,16 @@ class DeviceServer:
                       len(batch.units), self.device.label, output)
         return program
 
-    def _adopt(
-        self,
-        held: HeldProgram,
-        kernels: list[Kernel],
-        counter: Counter,
-    ) -> None:
-        """Create the kernels of a held program and count them as compiled or loaded."""
-        adopted = 0
+    def _adopt(self, held: HeldProgram, kernels: list[Kernel], counter: Counter) -> list[Kernel]:
+        """Create the kernels of a held program and count them as compiled or loaded.
+        Returns those a *loaded* program lacks (its binary may not be what the store says:
+        only a build from source can tell that the source has no such kernel)."""
+        adopted, missing = 0, []
         for kernel in kernels:
             launchable = self._launchable(held, kernel)
+            if launchable is None and held.source is None:
+                missing.append(kernel)
+                continue
             if launchable is None:
                 self._failed[kernel.key] = KernelBuildError(
                     kernel.name, self.device.label,
@@ -256,6 +266,7 @@ class DeviceServer:
             adopted += 1
         tally(counter, adopted)
         tally(Counter.KERNELS, adopted)
+        return missing
 
     def _launchable(self, held: HeldProgram, kernel: Kernel) -> Launchable | None:
         """The kernel's entry point in a held program, with its argument types."""

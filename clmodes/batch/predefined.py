@@ -187,20 +187,3 @@ def pyopencl_defines(platform_name: str) -> Mapping[str, str]:
     extra += os.environ.get("PYOPENCL_BUILD_OPTIONS", "").split()
     defines, _ = split_options(extra)
     return {name: "1" if value is None else value for name, value in defines.items()}
-
-
-def pyopencl_include_dirs() -> list[str]:
-    """The include path pyopencl adds to every build (its own headers, e.g.
-    `pyopencl-complex.h`)."""
-    return include_dirs(getattr(cl, "_DEFAULT_INCLUDE_OPTIONS", []))
-
-
-def include_dirs(options: Iterable[str]) -> list[str]:
-    """The `-I DIR` / `-IDIR` directories of a list of build options, in order."""
-    found, tokens = [], list(options)
-    for i, token in enumerate(tokens):
-        if token == "-I" and i + 1 < len(tokens):
-            found.append(tokens[i + 1])
-        elif token.startswith("-I") and len(token) > 2:
-            found.append(token[2:])
-    return found

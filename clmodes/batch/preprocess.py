@@ -33,7 +33,8 @@ import pcpp
 from pcpp.parser import Action, OutputDirective
 from pcpp.ply.ply.lex import LexToken
 
-from clmodes.batch.predefined import CompilerMacros, include_dirs, pyopencl_include_dirs
+from clmodes.batch.predefined import CompilerMacros
+from clmodes.includes import include_dirs, pyopencl_include_dirs
 
 log = logging.getLogger("clmodes")
 
@@ -224,9 +225,12 @@ def preprocess(
     options: tuple[str, ...],
     macros: CompilerMacros,
     symbolic: frozenset[str] = frozenset(),
+    includes: str | None = None,
 ) -> Preprocessed:
     """One unit preprocessed alone (cached: tunables preprocess the same units often).
-    `symbolic`: define names left undefined (see `_UnitPreprocessor`)."""
+    `symbolic`: define names left undefined (see `_UnitPreprocessor`). `includes`: the
+    digest of the files it includes (`Kernel.includes`), read only as part of the cache
+    key, so that a header edited during the process is preprocessed again."""
     if macros.unsupported:
         return Preprocessed(None, macros.unsupported)
     if _UNSTABLE.search(source):

@@ -44,10 +44,11 @@ class Unit:
     defines: tuple[tuple[str, str | None], ...]
     options: tuple[str, ...]
     unit_key: str
+    includes: str | None = None  # `Kernel.includes`: an edited header preprocesses again
 
     @classmethod
     def of(cls, kernel: Kernel) -> "Unit":
-        return cls(kernel.source, kernel.defines, kernel.options, kernel.unit_key)
+        return cls(kernel.source, kernel.defines, kernel.options, kernel.unit_key, kernel.includes)
 
     @property
     def suffix(self) -> str:
@@ -133,14 +134,14 @@ def _shape_of(result: Preprocessed) -> _Shape:
 @functools.lru_cache(maxsize=512)
 def _symbolic_shape(
     source: str, names: frozenset[str], real: tuple[tuple[str, str | None], ...],
-    options: tuple[str, ...], macros: CompilerMacros,
+    options: tuple[str, ...], macros: CompilerMacros, includes: str | None = None,
 ) -> tuple[_Shape, frozenset[str]] | frozenset[str] | None:
     """One preprocessing for every variant of a source that differs only in defines its
     directives never read (`names`): they stay `#define`s in front of the unit (and
     `#undef`s after it), which the compiler expands exactly as it expands `-D`s; the
     defines that are read (`real`) are preprocessed with their values. Returns the shape,
     or the further names the directives read (try again with those real), or None."""
-    result = preprocess(source, real, options, macros, symbolic=names)
+    result = preprocess(source, real, options, macros, symbolic=names, includes=includes)
     if result.text is None:
         return result.reads or None
     shape = _shape_of(result)
@@ -166,7 +167,7 @@ def _symbolic(unit: Unit, macros: CompilerMacros) -> PreparedUnit | None:
         if not names:
             return None
         real = tuple((n, v) for n, v in unit.defines if macro_name(n) in read)
-        found = _symbolic_shape(unit.source, names, real, unit.options, macros)
+        found = _symbolic_shape(unit.source, names, real, unit.options, macros, unit.includes)
         if found is None:
             return None
         if isinstance(found, frozenset):
@@ -201,7 +202,7 @@ def prepare(unit: Unit, macros: CompilerMacros) -> PreparedUnit:
         symbolic = _symbolic(unit, macros)
         if symbolic is not None:
             return symbolic
-    result = preprocess(unit.source, unit.defines, unit.options, macros)
+    result = preprocess(unit.source, unit.defines, unit.options, macros, includes=unit.includes)
     if result.text is None:
         log.debug("unit %s builds alone: %s", unit.tag, result.reason)
         aliases = raw_typedefs(tokenize(unit.render_alone()))

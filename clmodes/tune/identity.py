@@ -4,11 +4,11 @@ Tune entries used to be keyed by candidate *names*: edit a kernel body and a fre
 process reused the old winner, measuring nothing, so CI's "a warmed workload tunes
 nothing" passed on a stale result. A candidate's identity is now a digest of the keys of
 the kernels it launches for a key's arguments (`Kernel.key`: source, entry name, defines,
-options), read while the tune gathers them. Each measurement is stored under it, and a
-stored decision is used only while every candidate it measured still launches the same
-kernels: finding that costs one pass over the candidates with launches dropped before
-they are even queued (`Stream.identifying`), once per key per process, and never
-compiles a loser's kernels.
+options, and the content of the files the source includes), read while the tune gathers
+them. Each measurement is stored under it, and a stored decision is used only while
+every candidate it measured still launches the same kernels: finding that costs one pass
+over the candidates with launches dropped before they are even queued
+(`Stream.identifying`), once per key per process, and never compiles a loser's kernels.
 """
 
 from __future__ import annotations
