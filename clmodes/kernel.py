@@ -109,7 +109,7 @@ class Kernel:
         that changed (a define's value, the source, options, included files)."""
         return {"name": self.name, "source": _digest([self.source])[:16],
                 "defines": dict(self.defines), "options": list(self.options),
-                "includes": getattr(self, "includes", None)}
+                "includes": self.includes}
 
     def with_defines(self, **defines: DefineValue) -> "Kernel":
         """The same kernel with more (or other) defines: a variant for a tunable."""
