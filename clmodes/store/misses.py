@@ -50,7 +50,8 @@ def _stored_elsewhere(exact: str, other: str) -> str:
     fields = differing_fields(exact, other)
     if model_of(other) == model_of(exact):
         theirs = fingerprint_fields(other)
-        return "stored for another driver (" + ", ".join(f"{f} {theirs[f]}" for f in fields) + ")"
+        named = [theirs[f] if theirs[f].startswith(f) else f"{f} {theirs[f]}" for f in fields]
+        return "stored for another driver (" + ", ".join(named) + ")"
     return f"stored for another device model ({model_of(other)})"
 
 

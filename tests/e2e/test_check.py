@@ -1,0 +1,66 @@
+"""`clmodes check` and `CLMODES_STRICT=1`: a cold store fails naming each miss and why; a
+warmed one passes; a changed define, another shape or another driver's entries are named.
+Fresh processes on one store, as CI and install scripts run them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support.subprocesses import RUNTIMES, require_runtime, run_cli, run_python
+
+WORKLOAD = "support.checked:workload"
+
+
+@pytest.fixture(params=sorted(RUNTIMES))
+def device(request) -> str:
+    return require_runtime(RUNTIMES[request.param])
+
+
+def _check(store: Path, device: str, **env: str) -> tuple[int, dict]:
+    out = run_cli(store, "check", WORKLOAD, "--json", CLMODES_DEVICE=device, **env)
+    assert out.returncode in (0, 1), out.stderr
+    return out.returncode, json.loads(out.stdout)
+
+
+def _whys(report: dict, kind: str) -> list[str]:
+    return [m["why"] for m in report["misses"] if m["kind"] == kind]
+
+
+def test_a_cold_store_fails_naming_every_miss_then_a_warmed_one_passes(tmp_path: Path, device: str):
+    code, report = _check(tmp_path, device)
+    assert code == 1 and not report["passed"]
+    assert report["compilation"]["compiled"] > 0 and report["autotune"]["keys"] == 1
+    assert "no decision is stored for this tunable" in _whys(report, "tune")[0]
+    assert all("holds no binaries" in why for why in _whys(report, "kernel"))
+    text = run_cli(tmp_path / "other", "check", WORKLOAD, CLMODES_DEVICE=device)
+    assert text.returncode == 1 and "check FAILED" in text.stdout.splitlines()[-1]
+
+    warmed = run_cli(tmp_path, "warm", WORKLOAD, CLMODES_DEVICE=device)
+    assert warmed.returncode == 0, warmed.stderr
+    code, report = _check(tmp_path, device)
+    assert (code, report["misses"], report["compilation"]["compiled"]) == (0, [], 0)
+
+
+def test_a_changed_define_and_another_shape_are_named(tmp_path: Path, device: str):
+    assert run_cli(tmp_path, "warm", WORKLOAD, CLMODES_DEVICE=device).returncode == 0
+    code, report = _check(tmp_path, device, CHECKED_OFFSET="2.0f")
+    assert code == 1 and report["autotune"]["keys"] == 0
+    [why] = _whys(report, "kernel")
+    assert "define OFFSET (1.0f -> 2.0f)" in why
+    code, report = _check(tmp_path, device, CHECKED_N="640")
+    assert code == 1
+    assert _whys(report, "tune")[0].startswith('another shape: decisions are stored for 1 other key(s)')
+
+
+def test_strict_raises_at_the_first_miss_and_lets_a_warm_warm(tmp_path: Path, device: str):
+    code = "from support.checked import workload; workload()"
+    out = run_python(code, cache_dir=tmp_path, CLMODES_DEVICE=device, CLMODES_STRICT="1")
+    assert out.returncode != 0
+    assert "StrictMissError: CLMODES_STRICT=1: tunable 'checked.twice'" in out.stderr
+    assert run_cli(tmp_path, "warm", WORKLOAD, CLMODES_DEVICE=device,
+                   CLMODES_STRICT="1").returncode == 0
+    out = run_python(code, cache_dir=tmp_path, CLMODES_DEVICE=device, CLMODES_STRICT="1")
+    assert out.returncode == 0, out.stderr

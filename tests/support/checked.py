@@ -1,0 +1,32 @@
+"""A workload for `clmodes check`: one tuned kernel and one plain kernel whose define and
+size come from the environment, so a fresh process can change one part at a time."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pyopencl.array as cla
+
+import clmodes
+from clmodes import Kernel
+from support.tunables import make_tunable
+
+PLAIN = """
+__kernel void plus_offset(__global float* out, __global const float* x, int n)
+{
+    int i = get_global_id(0);
+    if (i < n) out[i] = x[i] + OFFSET;
+}
+"""
+
+
+def workload() -> None:
+    n = int(os.environ.get("CHECKED_N", "512"))
+    offset = os.environ.get("CHECKED_OFFSET", "1.0f")
+    stream = clmodes.client().stream()
+    x = cla.to_device(stream.queue, np.arange(n, dtype=np.float32))
+    out = cla.zeros(stream.queue, n, np.float32)
+    make_tunable("checked.twice")(stream, out, x, n)
+    stream.launch(Kernel(PLAIN, "plus_offset", defines={"OFFSET": offset}), n, None,
+                  out.data, x.data, np.int32(n))
