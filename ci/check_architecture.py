@@ -33,7 +33,7 @@ from pathlib import Path
 # it; the CLI and the package's face sit on top.
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
     "_version errors atomic icd execution",
-    "includes device kernel progress",
+    "includes device discovery kernel progress",
     "store batch released launchable",
     "device_check selection programs server",
     "stream client",

@@ -8,7 +8,8 @@ The contract is docs/contract.md; its Public API lists every name exported here.
 from clmodes.client import Client
 from clmodes.runtime import client, usability
 from clmodes.device_check import Usability
-from clmodes.device import Device, DeviceDescription, Fingerprint, devices
+from clmodes.device import Device, DeviceDescription, Fingerprint
+from clmodes.discovery import devices
 from clmodes.errors import (
     ClmodesError,
     DeviceUnusableError,

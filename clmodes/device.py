@@ -33,19 +33,11 @@ space), and "|" is replaced by "/" inside a field, so the strings are determinis
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from functools import cached_property
 
 import pyopencl as cl
 
-from clmodes.errors import NoDeviceError
-from clmodes.icd import register_pypi_runtimes
-
-INSTALL_HINT = (
-    "install an OpenCL runtime, e.g. `pip install 'clmodes[cpu]'` "
-    "(PoCL and Intel's CPU runtime, from PyPI), or your GPU vendor's driver"
-)
 
 # Runtimes that are not their device's maker: matched in the platform name, then the vendor.
 _RUNTIMES = (
@@ -236,118 +228,3 @@ class Device:
 
     def __repr__(self) -> str:
         return f"<clmodes.Device {self.index}: {self.label}>"
-
-
-_devices: list[Device] | None = None
-
-
-def _rank(device: cl.Device) -> int:
-    """GPUs first, then accelerators, then CPUs, simulators last: the default device
-    (the first) is then the one a user would pick, whatever order the ICD loader reports."""
-    if "oclgrind" in device.platform.name.lower():
-        return 4
-    kind = device.type
-    if kind & cl.device_type.GPU:
-        return 0
-    if kind & cl.device_type.ACCELERATOR:
-        return 1
-    return 2 if kind & cl.device_type.CPU else 3
-
-
-def devices() -> list[Device]:
-    """Every OpenCL device on every platform, in a stable order: by kind (GPU, accelerator,
-    CPU, simulator), then platform name and version, then the platform's own order. A
-    platform the ICD loader lists twice (one library named by two .icd files) is listed
-    once. Intel's CPU runtime from PyPI is registered first (`clmodes.icd`)."""
-    global _devices
-    if _devices is None:
-        register_pypi_runtimes()
-        found = []
-        for platform in _distinct(_platforms()):
-            try:
-                listed = platform.get_devices()
-            except cl.Error:
-                continue  # a platform with no devices
-            for position, device in enumerate(listed):
-                key = (_rank(device), platform.name, platform.version, position)
-                found.append((key, device))
-        found.sort(key=lambda item: item[0])
-        _devices = [Device(i, d, DeviceDescription.of(d)) for i, (_, d) in enumerate(found)]
-    return list(_devices)
-
-
-def _platforms() -> list[cl.Platform]:
-    try:
-        return list(cl.get_platforms())
-    except cl.Error:
-        return []
-
-
-def _distinct(platforms: list[cl.Platform]) -> list[cl.Platform]:
-    """Platforms in order, each once. One library registered twice gives the same platform
-    twice (one handle), or two platforms that report the same name, vendor, version and
-    devices: either is one runtime to the user. Two identical GPUs are two devices of one
-    platform, so they are never merged by this."""
-    seen: set[object] = set()
-    kept = []
-    for platform in platforms:
-        try:
-            identity = (platform.name, platform.vendor, platform.version,
-                        tuple((d.name, d.driver_version) for d in platform.get_devices()))
-        except cl.Error:
-            identity = (platform.name, platform.vendor, platform.version, ())
-        if platform.int_ptr in seen or identity in seen:
-            continue
-        seen.update((platform.int_ptr, identity))
-        kept.append(platform)
-    return kept
-
-
-def select(selector: object = None) -> Device:
-    """Pick a device: a `Device`, an index, a substring of its label ("platform / device")
-    or of its normalized vendor ("pocl", "nvidia"), else `$CLMODES_DEVICE`, else the first.
-    Usability is not asked here: `clmodes.selection` passes over devices that cannot build."""
-    found = devices()
-    if not found:
-        raise NoDeviceError(f"no OpenCL platform found; {INSTALL_HINT}")
-    return candidates(selector)[0]
-
-
-def candidates(selector: object = None) -> list[Device]:
-    """The devices a selector names, in order (a label substring may name several); with
-    no selector and no `$CLMODES_DEVICE`, every device."""
-    found = devices()
-    if not found:
-        raise NoDeviceError(f"no OpenCL platform found; {INSTALL_HINT}")
-    if isinstance(selector, Device):
-        return [selector]
-    if isinstance(selector, cl.Device):
-        for device in found:
-            if device.cl_device == selector:
-                return [device]
-    if selector is None:
-        selector = os.environ.get("CLMODES_DEVICE") or None
-    if selector is None:
-        return found
-    return _match(found, selector)
-
-
-def explicit(selector: object) -> bool:
-    """Does the selection name a device (an argument or `$CLMODES_DEVICE`)?"""
-    return selector is not None or bool(os.environ.get("CLMODES_DEVICE"))
-
-
-def _match(found: list[Device], selector: object) -> list[Device]:
-    text = str(selector).strip()
-    listing = "; ".join(f"{d.index}: {d.label}" for d in found)
-    if isinstance(selector, int) or text.isdigit():
-        index = int(text)
-        if 0 <= index < len(found):
-            return [found[index]]
-        raise NoDeviceError(f"no OpenCL device with index {index}; found {listing}")
-    matches = [d for d in found if text.lower() in f"{d.label} / {d.fingerprint.vendor}".lower()]
-    if not matches:
-        raise NoDeviceError(
-            f"no OpenCL device matches {text!r}; found {listing}; {INSTALL_HINT}"
-        )
-    return matches

@@ -122,7 +122,7 @@ def client(device: object = None) -> Client:
 def usability(device: object = None) -> Usability:
     """`clmodes.usability(device)`: can the device build and run a trivial kernel? The
     verdict (usable, reason, remedy), checked once per machine and driver."""
-    from clmodes.device import select
+    from clmodes.discovery import select
 
     return default_runtime().usability(select(device))
 

@@ -1,6 +1,6 @@
 """Choosing the device a client works on: the selector's, passing over unusable devices.
 
-`clmodes.device.candidates` says which devices a selector names; this module asks each
+`clmodes.discovery.candidates` says which devices a selector names; this module asks each
 one's verdict (`clmodes.device_check`) and decides:
 - no selector and no `$CLMODES_DEVICE`: the first *usable* device, in the device order
   (GPUs first); the ones passed over are logged once each, with their reason;
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from clmodes.device import Device, candidates, explicit
+from clmodes.device import Device
+from clmodes.discovery import candidates, explicit
 from clmodes.errors import DeviceUnusableError
 from clmodes.device_check import Usability
 
@@ -22,7 +23,7 @@ Verdict = Callable[[Device], Usability]
 
 
 def choose(selector: object, verdict: Verdict) -> Device:
-    """The device `selector` names (see `clmodes.device.select`) that can build."""
+    """The device `selector` names (see `clmodes.discovery.select`) that can build."""
     named = candidates(selector)
     for device in named:
         if verdict(device).usable:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from clmodes.device import Device, devices, differing_fields
+from clmodes.device import Device, differing_fields
+from clmodes.discovery import devices
 
 FINGERPRINT_FIELDS = 5  # the most fields two model fingerprints can differ in
 

@@ -6,7 +6,8 @@ import argparse
 import os
 
 from clmodes.runtime import client, default_runtime
-from clmodes.device import INSTALL_HINT, Device, devices
+from clmodes.device import Device
+from clmodes.discovery import INSTALL_HINT, devices
 from clmodes.icd import unregistered_intel_hint
 from clmodes.errors import NoDeviceError
 from clmodes.cli.render import devices_text, emit

@@ -6,7 +6,7 @@ import pytest
 
 import clmodes
 from clmodes import NoDeviceError
-from clmodes import device as device_module
+from clmodes import discovery as device_module
 
 
 def test_devices_are_listed_in_a_stable_order():
