@@ -32,7 +32,7 @@ from clmodes.kernel import Kernel
 from clmodes.store import Store
 from clmodes.runtime import default_store, set_cache_dir
 from clmodes.stream import Stream
-from clmodes.tune import RacePolicy, Tunable, TuningSpace, Variant, kernel_variants
+from clmodes.tune import RacePolicy, Tolerance, Tunable, TuningSpace, Variant, kernel_variants
 from clmodes.warm import warm
 from clmodes import capture  # noqa: F401 - registers the override capture (capture.py)
 from clmodes.probing import ProbePolicy, ProbeResult, probe
@@ -66,6 +66,7 @@ __all__ = [
     "StreamMode",
     "StreamModeOverride",
     "TuneError",
+    "Tolerance",
     "Tunable",
     "TuningSpace",
     "Variant",

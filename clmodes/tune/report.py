@@ -24,6 +24,7 @@ from typing import Any
 
 from clmodes.errors import ClmodesError
 from clmodes.store import FORMAT_VERSION, Store, TuneRow
+from clmodes.tune.reference import WRONG
 from clmodes.tune.tunable import canonical_key
 
 log = logging.getLogger("clmodes")
@@ -84,15 +85,13 @@ class DroppedCandidate:
 
     @property
     def kind(self) -> str:
-        """screened | slower | failed | untimed | other: what the racer's reason starts with."""
+        """screened | slower | failed | untimed | wrong (its output differs from the
+        reference's) | other: what the racer's or the check's reason starts with."""
         head = self.reason.split(":", 1)[0].strip()
         if head in ("screened", "slower"):
             return head
-        if head.startswith("failed"):
-            return "failed"
-        if head.startswith("no real timing"):
-            return "untimed"
-        return "other"
+        starts = (("failed", "failed"), ("no real timing", "untimed"), (WRONG, "wrong"))
+        return next((kind for start, kind in starts if head.startswith(start)), "other")
 
     @property
     def summary(self) -> str:
