@@ -29,7 +29,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
-from clmodes.measure import executing
+from clmodes.measure import NothingLaunched, executing
 from clmodes.stream import Stream
 from clmodes.tune.checking import Tolerance, disagreement
 
@@ -247,7 +247,10 @@ class Checker:
         assert self.snapshot is not None
         started = time.perf_counter()
         self.snapshot.restore()
-        candidate(self.stream, *self.inputs)
+        with self.stream.capture_events() as events:
+            candidate(self.stream, *self.inputs)
+        if not events:  # as racing would say: its output is not what is wrong with it
+            raise NothingLaunched("it launched nothing on the stream it was given")
         got = self.snapshot.read()
         self.cost.candidates += 1
         self.cost.seconds += time.perf_counter() - started

@@ -266,6 +266,7 @@ class Tuner:
             for name, measurement in measured.items():
                 pooled[name].samples += measurement.samples
                 pooled[name].discarded += measurement.discarded
+                pooled[name].repeats = measurement.repeats  # the record says runs per sample
             out_of_time = self.budget is not None and self.budget.seconds is not None \
                 and self._elapsed() >= self.budget.seconds
             if separated([m for m in pooled.values() if m.samples]) or out_of_time:
