@@ -84,6 +84,7 @@ def test_a_fast_wrong_candidate_never_wins_and_tune_show_says_why(stream, collec
     assert cli(["tune", "show", tunable.name]) == 0
     shown = capfd.readouterr().out
     assert "fast" in shown and "differs from the reference 'slow'" in shown
+    assert "outputs checked against 'slow': 1 dropped as wrong; 3 runs" in shown
 
 
 def test_reference_names_the_candidate_the_others_must_match(stream):
