@@ -195,8 +195,8 @@ class Checker:
         if self.checking is None or not isinstance(met, str) or "failed" in record or wrong(record):
             return
         self.checked[name] = met
-        if self.checking.reference is None and self.outputs is None:
-            self.reference = met
+        if self.reference is None and self.outputs is None:
+            self.reference = met  # the first one met (a record is never rewritten to another)
 
     def extra(self, names: list[str]) -> list[str]:
         """What to gather and build besides `names`: the reference, while it has not run."""

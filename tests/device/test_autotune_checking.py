@@ -11,6 +11,7 @@ import pytest
 import clmodes
 from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tolerance, Tunable, TuningSpace
 from clmodes.cli import main as cli
+from clmodes.runtime import default_runtime
 from support import fresh
 from support.tunables import unique
 
@@ -193,3 +194,31 @@ def test_bad_check_arguments_are_refused_with_the_name_at_fault():
         Tunable("t", key=len, candidates=candidates, check="yes")
     with pytest.raises(ValueError, match=r"rtol must be a finite number >= 0"):
         Tolerance(rtol=-1)
+
+
+def test_a_wrong_verdict_is_stored_and_stands_until_the_kernels_change(stream):
+    """The decision deleted (as a stale one is), the memory cache forgotten: the next
+    tune reuses the stored verdict and runs no check at all, until the wrong
+    candidate's kernel changes."""
+    name, right = unique(), scaled()
+
+    def make(fast_kernel):
+        return Tunable(name, key=lambda out, x, n: {"n": n}, candidates={
+            "slow": launcher(right, 8), "medium": launcher(right, 3),
+            "fast": launcher(fast_kernel, 1, factor=1.0)})
+
+    def retune(tunable):
+        key = tunable.tune_key(stream, (out, x, N))
+        clmodes.default_store().drop_stale_tune(*key, clmodes.default_store().get_tune(*key))
+        default_runtime().tunes.forget()
+        tunable(stream, out, x, N)
+        return record_of(tunable, stream, (out, x, N))
+
+    out, x = arrays(stream)
+    wrong_kernel = scaled()
+    make(wrong_kernel)(stream, out, x, N)
+    record = retune(make(wrong_kernel))
+    assert record["check"]["candidates"] == 0 and record["winner"] == "medium"
+    assert record["dropped"]["fast"].startswith("differs from the reference 'slow'")
+    record = retune(make(scaled()))  # another source text: another kernel
+    assert record["check"]["candidates"] == 2 and "fast" in wrong(record)  # the reference, fast
