@@ -37,14 +37,19 @@ class Tolerance:
                 raise ValueError(f"clmodes.Tolerance: {field} must be a finite number >= 0, "
                                  f"got {value!r}")
 
-    def allowed(self, reference: np.ndarray) -> np.ndarray:
-        """The error allowed at each element of `reference` (float64)."""
-        magnitude = np.abs(reference.astype(np.float64))
-        finite = magnitude[np.isfinite(magnitude)]
-        atol = self.atol if self.atol is not None else \
-            self.rtol * (float(finite.max()) if finite.size else 0.0)
-        return atol + self.rtol * np.where(np.isfinite(magnitude), magnitude, 0.0)
+    def atol_for(self, reference: np.ndarray) -> float:
+        """The absolute part of the error allowed in `reference` (one argument, flat)."""
+        if self.atol is not None:
+            return self.atol
+        largest = 0.0
+        for start in range(0, reference.size, CHUNK):
+            magnitude = np.abs(reference[start:start + CHUNK])
+            finite = magnitude[np.isfinite(magnitude)]
+            largest = max(largest, float(finite.max()) if finite.size else 0.0)
+        return self.rtol * largest
 
+
+CHUNK = 1 << 20  # values compared at a time: float64 temporaries stay a few MiB
 
 # By the width of the real type: a few thousand times its epsilon, far above the error of
 # any reordering of a sum, far below that of a wrong index or a missed term.
@@ -90,26 +95,52 @@ def _exact(got: np.ndarray, reference: np.ndarray) -> str:
             f"{reference.reshape(-1)[first].item()!r})")
 
 
+@dataclasses.dataclass
+class _Worst:
+    """What a comparison found, chunk by chunk."""
+
+    bad: int = 0
+    unmatched: tuple[int, float, float] | None = None  # index, got, reference: not finite
+    largest: tuple[float, int, float] = (-1.0, 0, 0.0)  # error, index, allowed
+
+
 def _within(got: np.ndarray, reference: np.ndarray, tolerance: Tolerance,
             shape: tuple[int, ...], per_element: int) -> str | None:
     """`per_element`: values per element of `shape` (2 for a complex dtype)."""
+    atol, worst = tolerance.atol_for(reference), _Worst()
+    for start in range(0, got.size, CHUNK):
+        _compare_chunk(got[start:start + CHUNK], reference[start:start + CHUNK], start,
+                       atol, tolerance.rtol, worst)
+    if not worst.bad:
+        return None
+    count = f"{worst.bad} of {got.size} values differ"
+    if worst.unmatched is not None:
+        at, value, expected = worst.unmatched
+        return (f"{value:.6g} where the reference has {expected:.6g} at index "
+                f"{_index(at // per_element, shape)} ({count})")
+    error, at, allowed = worst.largest
+    return (f"max abs error {error:.3g} at index {_index(at // per_element, shape)} "
+            f"(allowed {allowed:.3g}; {count})")
+
+
+def _compare_chunk(got: np.ndarray, reference: np.ndarray, start: int, atol: float,
+                   rtol: float, worst: _Worst) -> None:
     got64, ref64 = got.astype(np.float64), reference.astype(np.float64)
     same = (got64 == ref64) | (np.isnan(got64) & np.isnan(ref64))  # equal infinities too
     with np.errstate(invalid="ignore", over="ignore"):
         error = np.abs(got64 - ref64)
-    allowed = tolerance.allowed(reference)
+        allowed = atol + rtol * np.where(np.isfinite(ref64), np.abs(ref64), 0.0)
     bad = ~same & ~(error <= allowed)  # a NaN error is bad
     if not bad.any():
-        return None
-    count = f"{int(bad.sum())} of {got.size} values differ"
+        return
+    worst.bad += int(bad.sum())
     unmatched = np.flatnonzero(bad & ~np.isfinite(error))
-    if unmatched.size:
+    if unmatched.size and worst.unmatched is None:
         at = int(unmatched[0])
-        return (f"{got64[at]:.6g} where the reference has {ref64[at]:.6g} at index "
-                f"{_index(at // per_element, shape)} ({count})")
-    at = int(np.argmax(np.where(bad, error, -1.0)))
-    return (f"max abs error {error[at]:.3g} at index {_index(at // per_element, shape)} "
-            f"(allowed {allowed[at]:.3g}; {count})")
+        worst.unmatched = (start + at, float(got64[at]), float(ref64[at]))
+    at = int(np.argmax(np.where(bad & np.isfinite(error), error, -1.0)))
+    if bad[at] and error[at] > worst.largest[0]:
+        worst.largest = (float(error[at]), start + at, float(allowed[at]))
 
 
 def _index(flat: int, shape: tuple[int, ...]) -> object:
