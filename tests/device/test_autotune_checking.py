@@ -222,3 +222,27 @@ def test_a_wrong_verdict_is_stored_and_stands_until_the_kernels_change(stream):
     assert record["dropped"]["fast"].startswith("differs from the reference 'slow'")
     record = retune(make(scaled()))  # another source text: another kernel
     assert record["check"]["candidates"] == 2 and "fast" in wrong(record)  # the reference, fast
+
+
+def test_a_space_reference_outside_what_the_search_measures_is_run_for_the_check(stream):
+    """`reference=` a config (as a dict) that the budget never lets the search measure:
+    it is gathered in `warm`'s compile-only pass, run once for its output, not raced."""
+    from clmodes.tune import Budget
+
+    kernels = {items: scaled(items=items) for items in (1, 4, 16)}
+
+    def launch(stream, config, out, x, n):
+        items = config["ITEMS"]
+        factor = 1.0 if items == 4 else 2.0  # ITEMS=4 is wrong
+        launcher(kernels[items], factor=factor, items=items)(stream, out, x, n)
+
+    tunable = Tunable(unique(), key=lambda out, x, n: {"n": n},
+                      space=TuningSpace({"ITEMS": [1, 4, 16]}), launch=launch,
+                      start=[{"ITEMS": 4}, {"ITEMS": 1}], budget=Budget(configs=2),
+                      reference={"ITEMS": 16})
+    out, x = arrays(stream)
+    clmodes.warm(lambda: tunable(stream, out, x, N))
+    record = record_of(tunable, stream, (out, x, N))
+    assert record["check"] == {**record["check"], "reference": "ITEMS=16", "candidates": 3}
+    assert record["winner"] == "ITEMS=1" and "ITEMS=16" not in record["measurements"]
+    assert wrong(record)["ITEMS=4"].startswith("differs from the reference 'ITEMS=16'")
