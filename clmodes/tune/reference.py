@@ -77,7 +77,10 @@ def checking_of(owner: str, check: object, reference: object, tolerance: object,
 
 @dataclasses.dataclass
 class CheckCost:
-    """What checking took in one tune: candidates run, host seconds, bytes copied."""
+    """What checking took in one tune: candidates run, host seconds, bytes copied. The
+    seconds include the runs themselves, and a check run is a candidate's first launch:
+    on PoCL that is where its work-group code is generated, which the warm-up paid
+    before there was a check."""
 
     candidates: int = 0
     seconds: float = 0.0
