@@ -35,7 +35,7 @@ from clmodes.kernel import Kernel
 from clmodes.store import Store
 from clmodes.runtime import default_store, set_cache_dir
 from clmodes.stream import Stream
-from clmodes.tune import RacePolicy, Tunable, TuningSpace, Variant, kernel_variants
+from clmodes.tune import RacePolicy, Tolerance, Tunable, TuningSpace, Variant, kernel_variants
 from clmodes.warm import warm
 from clmodes.checking import CheckReport, check
 from clmodes.execution.misses import Miss, StrictMissError
@@ -75,6 +75,7 @@ __all__ = [
     "StreamMode",
     "StreamModeOverride",
     "TuneError",
+    "Tolerance",
     "Tunable",
     "TuningSpace",
     "Usability",

@@ -139,6 +139,9 @@ PARTIAL_SUM = Tunable(
             local_sizes=[wg],
         ).items()
     },
+    # Each work-group size splits the sum another way: the 64 partial sums differ from
+    # candidate to candidate (their total does not), so outputs are not compared.
+    check=False,
 )
 
 

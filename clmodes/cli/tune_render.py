@@ -106,12 +106,24 @@ def _key_text(k: dict[str, Any]) -> str:
     if k["inputs_replaced"]:
         lines.append("  measured on uniform values instead of unwritten memory: "
                      + "; ".join(k["inputs_replaced"]))
+    if k["check"]:
+        lines.append(_check_line(k))
     if k["dropped_candidates"]:
         lines.append("  dropped:")
         lines.extend(table(("candidate", "why"),
                            [(d["name"], d["summary"]) for d in k["dropped_candidates"]],
                            indent="    "))
     return "\n".join(lines)
+
+
+def _check_line(k: dict[str, Any]) -> str:
+    """What the output check did: its reference, how many it dropped, what it cost."""
+    check = k["check"]
+    wrong = sum(1 for d in k["dropped_candidates"] if d["kind"] == "wrong")
+    cost = (f"; {check['candidates']} runs, {check['seconds']:.3g} s, "
+            f"{check['bytes_copied'] / 2**20:.3g} MiB copied"
+            if None not in (check["candidates"], check["seconds"], check["bytes_copied"]) else "")
+    return (f"  outputs checked against {check['reference']!r}: {wrong} dropped as wrong{cost}")
 
 
 def _candidate_row(c: dict[str, Any], scale: float) -> list[str]:

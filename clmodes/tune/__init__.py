@@ -4,6 +4,7 @@ tune cache (docs/contract.md, Autotune)."""
 
 from clmodes.tune.budget import Budget
 from clmodes.tune.cache import TuneCache, TuneKey
+from clmodes.tune.checking import Tolerance
 from clmodes.tune.racing import Measurement, RacePolicy
 from clmodes.tune.tunable import Tunable
 from clmodes.tune.restriction import RestrictionError
@@ -34,6 +35,7 @@ __all__ = [
     "run_search",
     "Measurement",
     "RacePolicy",
+    "Tolerance",
     "TuneKey",
     "Tunable",
     "Variant",

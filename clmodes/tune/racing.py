@@ -233,3 +233,19 @@ def _enough(measured: dict[str, Measurement], round_time: float, policy: RacePol
     slowest = max(timed)
     return round_time > policy.sample_budget_s or slowest > policy.slow_sample_s
 
+
+def separated(measurements: list[Measurement]) -> bool:
+    """Is the fastest clearly the fastest: its upper quartile below every other's lower
+    quartile (a rank test would need more samples than a tune takes)?"""
+    if len(measurements) < 2:
+        return True
+    ranked = sorted(measurements, key=lambda m: m.median)
+    best, rest = ranked[0], ranked[1:]
+    return all(_quartiles(best.samples)[1] < _quartiles(m.samples)[0] for m in rest)
+
+
+def _quartiles(samples: list[float]) -> tuple[float, float]:
+    if len(samples) < 2:
+        return samples[0], samples[0]
+    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    return q1, q3

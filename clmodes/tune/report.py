@@ -17,13 +17,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import math
 import platform
 import statistics
 from typing import Any
 
 from clmodes.errors import ClmodesError
 from clmodes.store import FORMAT_VERSION, Store, TuneRow
+from clmodes.tune.fields import count as _count, number as _number, text as _text, texts as _texts
+from clmodes.tune.reference import WRONG
 from clmodes.tune.tunable import canonical_key
 
 log = logging.getLogger("clmodes")
@@ -84,15 +85,13 @@ class DroppedCandidate:
 
     @property
     def kind(self) -> str:
-        """screened | slower | failed | untimed | other: what the racer's reason starts with."""
+        """screened | slower | failed | untimed | wrong (its output differs from the
+        reference's) | other: what the racer's or the check's reason starts with."""
         head = self.reason.split(":", 1)[0].strip()
         if head in ("screened", "slower"):
             return head
-        if head.startswith("failed"):
-            return "failed"
-        if head.startswith("no real timing"):
-            return "untimed"
-        return "other"
+        starts = (("failed", "failed"), ("no real timing", "untimed"), (WRONG, "wrong"))
+        return next((kind for start, kind in starts if head.startswith(start)), "other")
 
     @property
     def summary(self) -> str:
@@ -154,6 +153,8 @@ class TunedKey:
     spread: dict[str, Any] | None = None
     # Arguments measured on uniform values instead of unwritten memory (`tune.inputs`).
     inputs_replaced: tuple[str, ...] = ()
+    # The output check (`tune.reference`): reference, candidates run, seconds, bytes copied.
+    check: dict[str, Any] | None = None
 
     @property
     def row_key(self) -> tuple[Any, ...]:
@@ -204,7 +205,7 @@ class TunedKey:
             "roofline": self.roofline, "origin": self.origin(), "host": self.host,
             "measured_at": self.measured_at, "tune_seconds": self.tune_seconds,
             "clmodes": self.clmodes_version, "spread": self.spread,
-            "inputs_replaced": list(self.inputs_replaced),
+            "inputs_replaced": list(self.inputs_replaced), "check": self.check,
         }
 
     def details(self) -> dict[str, Any]:
@@ -339,7 +340,7 @@ def entry_of(row: TuneRow) -> TunedKey | None:
         roofline=_number(record.get("roofline")), cost=_cost(record.get("cost")),
         space_size=_count(record.get("space_size")),
         spread=_spread(record.get("spread")),
-        inputs_replaced=_texts(record.get("inputs_replaced")),
+        inputs_replaced=_texts(record.get("inputs_replaced")), check=_check(record.get("check")),
     )
 
 
@@ -353,6 +354,13 @@ def _spread(value: object) -> dict[str, Any] | None:
                             if _count(count) is not None} if isinstance(measured_on, dict) else {},
             "reraced_on": _text(value.get("reraced_on")),
             "adopted_on": _text(value.get("adopted_on"))}
+
+
+def _check(value: object) -> dict[str, Any] | None:
+    if not isinstance(value, dict):
+        return None
+    return {"reference": _text(value.get("reference")), "candidates": _count(value.get("candidates")),
+            "seconds": _number(value.get("seconds")), "bytes_copied": _count(value.get("bytes_copied"))}
 
 
 def _measured(name: object, value: object) -> MeasuredCandidate | None:
@@ -381,23 +389,3 @@ def _cost(value: object) -> Cost | None:
     if not (fields[0] or fields[1]):
         return None
     return Cost(*fields)  # type: ignore[arg-type]
-
-
-def _number(value: object) -> float | None:
-    """A finite real number, else None (a bool is not a number here)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _texts(value: object) -> tuple[str, ...]:
-    """The strings of a list (a hostile record's other items dropped), else ()."""
-    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()

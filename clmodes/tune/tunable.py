@@ -47,7 +47,9 @@ from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
 from clmodes.tune import sharing
 from clmodes.tune.coordination import measure_or_adopt
 from clmodes.tune.identity import stale_candidates
+from clmodes.tune.checking import Tolerance
 from clmodes.tune.racing import RacePolicy
+from clmodes.tune.reference import checking_of
 from clmodes.tune.space import TuningSpace
 from clmodes.tune.starts import Start, StartSpec
 from clmodes.tune.strategies import DEFAULT_STRATEGY, Strategy
@@ -98,6 +100,12 @@ class Tunable:
     `cost(*args) -> (bytes_moved, flops)`: what one call moves and computes (all its
     launches, as a sample times them), for the roofline fraction in the tune record.
 
+    Before a candidate is raced its output is checked (`tune.reference`) against
+    `reference=` (a candidate's name, or a space's config), else the first that ran;
+    one that disagrees is dropped. `tolerance=clmodes.Tolerance(rtol, atol)` for floats
+    (default by dtype, `tune.checking`); `check=False` turns it off, `check=(2,)`
+    compares only those argument positions (a workspace argument may differ).
+
     Thread-safe: two threads calling one untuned key tune it once; the second blocks until
     the first has a winner, then runs that winner (see `tune.cache`). Process-safe: two
     processes sharing a store measure a key once (see `tune.coordination`).
@@ -117,6 +125,9 @@ class Tunable:
         strategy: Strategy | None = None,
         budget: Budget | None = None,
         start: StartSpec | None = None,
+        reference: str | dict | None = None,
+        tolerance: Tolerance | None = None,
+        check: bool | tuple[int, ...] = True,
     ) -> None:
         if (candidates is None) == (space is None):
             raise ValueError(f"tunable {name!r}: give exactly one of candidates= and space=")
@@ -141,6 +152,10 @@ class Tunable:
         self.choices: CandidateSet = candidate_set or Listed(candidates or {})
         self._checksum = self.choices.checksum()
         self._stale: dict[TuneKey, str] = {}  # keys whose stored decision was dropped, and why
+        if isinstance(reference, dict) and self.space is not None:
+            reference = self.space.name(reference)
+        self.checking = checking_of(f"tunable {name!r}", check, reference, tolerance,
+                                    self.choices.get)
 
     @property
     def space(self) -> TuningSpace | None:
@@ -260,7 +275,8 @@ class Tunable:
 
     def _tuner(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> Tuner:
         return Tuner(key, self.choices, stream, args, default_store(), self.policy,
-                     self.measure_args, self._describe(key), self.budget, sharing.current())
+                     self.measure_args, self._describe(key), self.budget, sharing.current(),
+                     self.checking)
 
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
         with unrecorded():

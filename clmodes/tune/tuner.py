@@ -21,7 +21,6 @@ import dataclasses
 import json
 import logging
 import platform
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,7 +35,8 @@ from clmodes.tune.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
 from clmodes.tune.identity import current_identity, identity_of
 from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
-from clmodes.tune.racing import Measurement, RacePolicy, race
+from clmodes.tune.racing import Measurement, RacePolicy, race, separated
+from clmodes.tune.reference import Checker, Checking, dropped_record
 from clmodes.tune.sharing import Entry, Sharing
 
 log = logging.getLogger("clmodes")
@@ -44,23 +44,6 @@ log = logging.getLogger("clmodes")
 HOST = platform.node()
 Record = dict[str, Any]
 MeasureArgs = Callable[..., tuple[object, ...]]
-
-
-def separated(measurements: list[Measurement]) -> bool:
-    """Is the fastest clearly the fastest: its upper quartile below every other's lower
-    quartile (a rank test would need more samples than a tune takes)?"""
-    if len(measurements) < 2:
-        return True
-    ranked = sorted(measurements, key=lambda m: m.median)
-    best, rest = ranked[0], ranked[1:]
-    return all(_quartiles(best.samples)[1] < _quartiles(m.samples)[0] for m in rest)
-
-
-def _quartiles(samples: list[float]) -> tuple[float, float]:
-    if len(samples) < 2:
-        return samples[0], samples[0]
-    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
-    return q1, q3
 
 
 @dataclasses.dataclass
@@ -92,6 +75,7 @@ class Tuner:
     describe: str = ""
     budget: Budget | None = None  # the tuner keeps it; strategies only propose
     sharing: Sharing | None = None  # a spread tune's hook (`sharing.py`)
+    checking: Checking | None = None  # outputs checked against a reference (`reference.py`)
 
     def __post_init__(self) -> None:
         self.stream = measurement_stream(self.caller)
@@ -104,6 +88,7 @@ class Tuner:
         self.fresh: set[str] = set()  # measured by this tune's generations (not re-races)
         self.gather_failures: dict[str, str] = {}
         self.replaced: list[Replaced] = []  # arguments measured on uniform values
+        self.checker = Checker(self.checking, self.stream, self.describe)
         self.started = time.perf_counter()
 
     # -- gathering only (COMPILE_ONLY) -----------------------------------------------------
@@ -114,7 +99,7 @@ class Tuner:
         names = self.candidates.start(self.caller.device).ask()
         if self.sharing is not None:
             names = self.sharing.share(names)
-        for name in names:
+        for name in names + self.checker.extra(names):
             self._gather(name, self.args)
         return names
 
@@ -124,6 +109,7 @@ class Tuner:
         self.caller.finish()  # the caller's pending work may still be writing the inputs
         inputs = (tuple(self.measure_args(self.stream, *self.args)) if self.measure_args
                   else self._scratch_inputs())
+        self.checker.start(inputs)  # a snapshot, before any candidate writes them
         search = self.candidates.start(self.caller.device)
         search.tell(self._reuse(inputs))
         while not self._exhausted():
@@ -155,9 +141,10 @@ class Tuner:
             candidate = self.candidates.get(name)
             identity = candidate and current_identity(candidate, self.stream, inputs)
             record = stored.get((name, identity)) if identity else None
-            if record is not None:
+            if record is not None and self.checker.reusable(record):
                 self.results[name] = Result(identity, record, -1)
                 told[name] = self.results[name].median
+                self.checker.note(name, record)
         if told:
             log.info("%s: reusing %d stored measurements", self.describe, len(told))
         return told
@@ -212,10 +199,15 @@ class Tuner:
 
     def _measure_here(self, names: list[str], inputs: tuple[object, ...]) -> dict[str, Entry]:
         identities = {name: self._gather(name, inputs) for name in names}
+        for name in self.checker.extra(names):  # the reference, when it has not run
+            self._gather(name, inputs)
         build_queued(self.stream)
-        runnable: dict[str, Candidate] = {
-            name: self.candidates.get(name) for name, identity in identities.items() if identity}
+        wrong = self.checker.check([name for name, identity in identities.items() if identity],
+                                   self.candidates.get)
+        runnable: dict[str, Candidate] = {name: self.candidates.get(name) for name, identity
+                                          in identities.items() if identity and name not in wrong}
         measured, dropped = race(runnable, self.stream, inputs, self.policy, self.describe)
+        dropped.update(wrong)
         race_index, self.races = self.races, self.races + 1
         for name, identity in identities.items():
             if identity is None:
@@ -224,9 +216,8 @@ class Tuner:
             elif name in measured:
                 self._keep(name, identity, self._measurement(measured[name]), race_index)
             else:
-                reason = dropped.get(name, "not measured")
-                kind = "failed" if reason.startswith("failed") else "dropped"
-                self._keep(name, identity, {kind: reason}, race_index)
+                self._keep(name, identity, self.checker.marked(
+                    name, dropped_record(dropped.get(name, "not measured"))), race_index)
         return {name: {"identity": self.results[name].identity,
                        "record": self.results[name].record} for name in names}
 
@@ -234,13 +225,15 @@ class Tuner:
         return json.dumps(list(self.key))
 
     def _measurement(self, measurement: Measurement) -> Record:
-        return {**measurement.as_record(), "device": self.caller.device.fingerprint.exact,
-                "host": HOST, "measured_at": time.time(), "clmodes": __version__}
+        record = {**measurement.as_record(), "device": self.caller.device.fingerprint.exact,
+                  "host": HOST, "measured_at": time.time(), "clmodes": __version__}
+        return self.checker.marked(measurement.name, record)
 
     def _keep(self, name: str, identity: str, record: Record, race_index: int,
               persist: bool = True, node: str | None = None) -> None:
         self.results[name] = Result(identity, record, race_index,
                                     self.node if node is None else node)
+        self.checker.note(name, record)
         if persist:
             self.store.put_measurement(*self.key[:3], name, identity, record)
 
@@ -273,6 +266,7 @@ class Tuner:
             for name, measurement in measured.items():
                 pooled[name].samples += measurement.samples
                 pooled[name].discarded += measurement.discarded
+                pooled[name].repeats = measurement.repeats  # the record says runs per sample
             out_of_time = self.budget is not None and self.budget.seconds is not None \
                 and self._elapsed() >= self.budget.seconds
             if separated([m for m in pooled.values() if m.samples]) or out_of_time:
@@ -306,6 +300,7 @@ class Tuner:
             "measured_here": len(self.fresh),
             **({"inputs_replaced": [r.describe() for r in self.replaced]}
                if self.replaced else {}),
+            **self.checker.as_record(),
             "tune_seconds": time.perf_counter() - self.started,
             "measured_at": time.time(),
             "clmodes": __version__,

@@ -53,6 +53,9 @@ def non_negative(value: object) -> bool:
 SPREAD = {"nodes": (int, NONE), "measured_on": dict, "reraced_on": MAYBE_TEXT,
           "adopted_on": MAYBE_TEXT}
 
+CHECK = {"reference": MAYBE_TEXT, "candidates": (int, NONE), "seconds": MAYBE_NUMBER,
+         "bytes_copied": (int, NONE)}
+
 TUNE_SUMMARY = {
     "tunable": str, "key": str, "model": str, "device": MAYBE_TEXT, "winner": str,
     "winner_median_s": MAYBE_NUMBER, "runner_up": MAYBE_TEXT,
@@ -63,6 +66,7 @@ TUNE_SUMMARY = {
     "clmodes": MAYBE_TEXT,
     "spread": lambda v: v is None or check(v, SPREAD) is None,  # a tune spread over a fleet
     "inputs_replaced": [str],  # arguments measured on uniform values (clmodes.tune.inputs)
+    "check": lambda v: v is None or check(v, CHECK) is None,  # outputs checked (tune.reference)
 }
 
 TUNE_LIST = {"store": str, "host": str, "unit": one_of("s"), "tunable": MAYBE_TEXT,
@@ -75,7 +79,8 @@ CANDIDATE = {
     "runs_per_sample": int, "parameters": dict,
 }
 
-DROPPED = {"name": str, "kind": one_of("screened", "slower", "failed", "untimed", "other"),
+DROPPED = {"name": str, "kind": one_of("screened", "slower", "failed", "untimed", "wrong",
+                                                 "other"),
            "reason": str, "summary": str}
 
 COST = {"bytes_moved": NUMBER, "flops": NUMBER, "bandwidth_gbps": NUMBER,

@@ -114,13 +114,14 @@ def keys(collector):
 
 
 def slow_and_fast_candidates() -> dict:
+    """`twice` with ITEMS=4, and a far slower kernel computing the same answer."""
     base = Kernel(fresh(SOURCE), "twice")
     fast = kernel_variants(base, launch_twice, defines={"ITEMS": [4]})
     slow_kernel = Kernel(fresh("""
         __kernel void slow(__global float* out, __global const float* x, int n) {
             int i = get_global_id(0); float acc = x[i];
             for (int k = 0; k < 20000; ++k) acc = acc * 0.999f + 0.001f;
-            if (i < n) out[i] = acc; }"""), "slow")
+            if (i < n) out[i] = 2.0f * x[i] + (acc > 1e30f ? 1.0f : 0.0f); }"""), "slow")
 
     def slow(stream, out, x, n):
         return stream.launch(slow_kernel, n, None, out.data, x.data, n)

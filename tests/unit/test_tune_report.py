@@ -136,3 +136,15 @@ def test_forget_deletes_exactly_the_selected_entries_readable_or_not():
 ])
 def test_configuration_names_read_as_parameters(name, expected):
     assert report.parameters(name) == expected
+
+
+def test_a_candidate_dropped_for_its_output_reads_as_wrong_with_the_check():
+    record = {**RECORD, "dropped": {"fast": "differs from the reference 'slow': argument 0: "
+                                            "max abs error 0.5 at index 3 (...)"},
+              "check": {"reference": "slow", "candidates": 3, "seconds": "hostile",
+                        "bytes_copied": 4096}}
+    (entry,) = report.tuned_keys(store_with(("op", '{"n":1}', record)))
+    assert [d.kind for d in entry.dropped] == ["wrong"]
+    assert entry.check == {"reference": "slow", "candidates": 3, "seconds": None,
+                           "bytes_copied": 4096}
+    assert entry.summary()["check"] == entry.check
