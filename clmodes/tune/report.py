@@ -25,7 +25,7 @@ from clmodes.errors import ClmodesError
 from clmodes.store import FORMAT_VERSION, Store, TuneRow
 from clmodes.tune.fields import count as _count, number as _number, text as _text, texts as _texts
 from clmodes.tune.reference import WRONG
-from clmodes.tune.tunable import canonical_key
+from clmodes.tune.keys import canonical_key
 
 log = logging.getLogger("clmodes")
 

@@ -28,7 +28,6 @@ in a warm workload) first.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -37,11 +36,11 @@ from clmodes.execution import Counter, ProcessMode, misses, process_mode, tally
 from clmodes.execution.misses import Miss, MissKind
 from clmodes.execution.usage import unrecorded
 from clmodes.measure import measurement_stream
-from clmodes.probing.lookup import cached as cached_probe
-from clmodes.roofline import roofline_fraction
 from clmodes.runtime import default_runtime, default_store
 from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey
+from clmodes.tune.keys import canonical_key
+from clmodes.tune.scoring import Cost, score
 from clmodes.tune.budget import Budget
 from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
 from clmodes.tune import sharing
@@ -58,32 +57,6 @@ from clmodes.tune.tuner import Tuner
 log = logging.getLogger("clmodes")
 
 MeasureArgs = Callable[..., tuple[object, ...]]
-Cost = Callable[..., tuple[float, float]]  # cost(*args) -> (bytes moved, FLOPs) of one call
-
-
-_KEY_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # one, not one per call
-
-
-def canonical_key(value: object, owner: str = "a tunable") -> str:
-    """The key as canonical JSON. Mapping keys must be strings: JSON turns `{1: n}` into
-    `{"1": n}`, and two different keys would then share one tune entry."""
-    _refuse_non_string_keys(value, owner)
-    try:
-        return _KEY_ENCODER.encode(value)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"{owner}: a tune key must be JSON-able: {error}") from error
-
-
-def _refuse_non_string_keys(value: object, owner: str) -> None:
-    if isinstance(value, dict):
-        for name, item in value.items():
-            if not isinstance(name, str):
-                raise TypeError(f"{owner}: tune key mappings need string keys, not {name!r} "
-                                f"({type(name).__name__}): JSON would turn it into {str(name)!r}")
-            _refuse_non_string_keys(item, owner)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _refuse_non_string_keys(item, owner)
 
 
 class Tunable:
@@ -288,7 +261,8 @@ class Tunable:
     def _measure_and_record(self, caller: Stream, args: tuple[object, ...],
                             key: TuneKey) -> dict[str, Any]:
         entry = self._tuner(caller, args, key).run()
-        self._score(caller, args, entry, key)
+        if self.cost is not None:
+            score(entry, caller.device, self.cost, args, self._describe(key))
         stored = default_store().put_tune(*key, entry)
         tally(Counter.KEYS)
         self._log_decision(caller, key, entry)
@@ -305,31 +279,3 @@ class Tunable:
         log.info("%s tuned on %s: %r (%.3g s median)%s; %d measured of %d in %.2f s",
                  self._describe(key), caller.device.label, entry["winner"], best, runner_up,
                  entry["measured_here"], entry["space_size"], entry["tune_seconds"])
-
-    def _score(self, caller: Stream, args: tuple[object, ...], entry: dict, key: TuneKey) -> None:
-        """Add each measured candidate's roofline fraction to a tune record, when there is
-        a cost function and a cached probe result (never measured from here)."""
-        if self.cost is None:
-            return
-        probed = cached_probe(caller.device)
-        if probed is None:
-            log.debug("%s: no probe cached for %s; no roofline recorded",
-                      self._describe(key), caller.device.label)
-            return
-        try:
-            moved, flops = (float(v) for v in self.cost(*args))
-            fractions = {
-                name: roofline_fraction(probed, measured["median_s"], moved, flops)
-                for name, measured in entry["measurements"].items()
-            }
-        except Exception as error:  # noqa: BLE001 - a scoring problem never fails a tune
-            log.warning("%s: cost function failed (%s); no roofline recorded",
-                        self._describe(key), error)
-            return
-        for name, fraction in fractions.items():
-            entry["measurements"][name]["roofline"] = fraction
-        entry["roofline"] = fractions[entry["winner"]]
-        entry["cost"] = {"bytes_moved": moved, "flops": flops,
-                         "bandwidth_gbps": probed.bandwidth_gbps,
-                         "compute_gflops": probed.compute_gflops}
-

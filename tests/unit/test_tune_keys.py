@@ -7,7 +7,7 @@ import math
 import pytest
 
 from clmodes.tune.racing import Measurement, drop_slower, drop_untimed, real_timing
-from clmodes.tune.tunable import canonical_key
+from clmodes.tune.keys import canonical_key
 
 
 def test_mapping_keys_must_be_strings():

@@ -1,0 +1,43 @@
+"""Roofline scoring of a tune record: each measured candidate's fraction of the device's
+peak, from the tunable's cost function and a cached throughput probe.
+
+Never measured from here: a probe costs seconds, and a tune that happens to run before
+one is cached simply records no roofline."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from clmodes.device import Device
+from clmodes.probing.lookup import cached as cached_probe
+from clmodes.roofline import roofline_fraction
+
+log = logging.getLogger("clmodes")
+
+Cost = Callable[..., tuple[float, float]]  # cost(*args) -> (bytes moved, FLOPs) of one call
+
+
+def score(entry: dict[str, Any], device: Device, cost: Cost, args: tuple[object, ...],
+          described: str) -> None:
+    """Add each measured candidate's roofline fraction to `entry`, when a probe is cached."""
+    probed = cached_probe(device)
+    if probed is None:
+        log.debug("%s: no probe cached for %s; no roofline recorded", described, device.label)
+        return
+    try:
+        moved, flops = (float(v) for v in cost(*args))
+        fractions = {
+            name: roofline_fraction(probed, measured["median_s"], moved, flops)
+            for name, measured in entry["measurements"].items()
+        }
+    except Exception as error:  # noqa: BLE001 - a scoring problem never fails a tune
+        log.warning("%s: cost function failed (%s); no roofline recorded", described, error)
+        return
+    for name, fraction in fractions.items():
+        entry["measurements"][name]["roofline"] = fraction
+    entry["roofline"] = fractions[entry["winner"]]
+    entry["cost"] = {"bytes_moved": moved, "flops": flops,
+                     "bandwidth_gbps": probed.bandwidth_gbps,
+                     "compute_gflops": probed.compute_gflops}
