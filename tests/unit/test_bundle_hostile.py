@@ -157,3 +157,51 @@ def test_row_counts_and_value_sizes_are_bounded(small_bundle, tmp_path, target, 
     monkeypatch.setattr(payloads, "MAX_ROWS", 1000)
     monkeypatch.setattr(payloads, "MAX_TEXT", 5)
     assert "is not a valid text" in refused(small_bundle, tmp_path, target, signing_key)
+
+
+def binary_bundle(tmp_path, signing_key, binary: bytes, args=None) -> bytes:
+    """A bundle, signed by `signing_key`, of one binary for the recorded NVIDIA device
+    (the load check never runs it: no such device here) and its kernel `twice`."""
+    from clmodes import bundle
+    from clmodes.store import Store
+
+    from support.bundles import fixture_device
+
+    device = fixture_device("nvidia-rtx4090-550")
+    store = Store(tmp_path / "maker")
+    store.put_tune(device.fingerprint.model, "op", "k", "c0", {"winner": "w"})
+    store.put_binary(device.fingerprint.exact, "batch-x", ["u1"], binary, [("kernel-x", "twice", args)])
+    bundle.export(tmp_path / "made.clmodes", store=store, sign=signing_key)
+    return (tmp_path / "made.clmodes").read_bytes()
+
+
+@pytest.mark.parametrize("kernels, program, expected", [
+    ({b"twice": [b"/twice/\x01/../../abc.so"]}, b"/program.bc", r"'/twice/\x01/../../abc.so'"),
+    ({b"twice": [b"/twice/0-0-0/../ab.so"]}, b"/program.bc", "'/twice/0-0-0/../ab.so'"),
+    ({b"twice": [b"/twice/0-0-0//wice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
+    ({b"twice": [b"/twice/0-0-0\\twice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
+    ({b"twice": [b"/twic3/0-0-0/twice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
+    ({b"twice": [b"/twice/0-0-0/.twice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
+    ({b"twice": [b"/twice/0-0-0/twice.so"]}, b"/../evil.bc", "no /program.bc where PoCL puts it"),
+])
+def test_a_pocl_binary_path_of_any_other_shape_is_refused(tmp_path, target, signing_key,
+                                                          kernels, program, expected):
+    """Signed by a trusted key, and still refused: PoCL would write these files by their
+    paths, and a control byte beside a `..` once hid it from a search for `..`."""
+    from support.poclbins import pocl_binary
+
+    data = binary_bundle(tmp_path, signing_key, pocl_binary(kernels, program))
+    line = assert_rejected(data, tmp_path, target, trusted=[public(signing_key)])
+    assert "not laid out as PoCL writes one" in line and expected in line, line
+
+
+def test_a_pocl_binary_of_the_shape_pocl_writes_imports(tmp_path, target, signing_key):
+    from clmodes import bundle
+
+    from support.bundles import fixture_device
+    from support.poclbins import pocl_binary, real_shape
+
+    (tmp_path / "ok.clmodes").write_bytes(binary_bundle(tmp_path, signing_key, pocl_binary(real_shape())))
+    report = bundle.install(tmp_path / "ok.clmodes", target, local=[fixture_device("nvidia-rtx4090-550")],
+                            trusted_keys=[public(signing_key)])
+    assert report["added"]["binaries"] == 1
