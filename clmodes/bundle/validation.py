@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from clmodes.arginfo import rows_problem
 from clmodes.bundle.container import depth
 from clmodes.bundle.errors import BundleError
 from clmodes.bundle.manifest import describe_devices, entry_counts
@@ -102,8 +103,9 @@ def validate_kernel(path: Path, row: KernelRow, batches: set[tuple[str, str]]) -
     if len(row.name) > MAX_NAME or not IDENTIFIER.fullmatch(row.name):
         raise BundleError(f"{path}: kernel name {row.name[:60]!r} is not an OpenCL identifier")
     args = parse_json(path, row.args, f"kernel {row.name!r} argument info")
-    if args is not None and not (isinstance(args, list) and all(isinstance(a, list) for a in args)):
-        raise BundleError(f"{path}: kernel {row.name!r} has malformed argument info")
+    problem = rows_problem(args)
+    if problem is not None:
+        raise BundleError(f"{path}: kernel {row.name!r} has malformed argument info ({problem})")
     if (row.exact, row.batch) not in batches:
         raise BundleError(f"{path}: kernel {row.name!r} refers to a binary the bundle lacks")
 

@@ -205,3 +205,16 @@ def test_a_pocl_binary_of_the_shape_pocl_writes_imports(tmp_path, target, signin
     report = bundle.install(tmp_path / "ok.clmodes", target, local=[fixture_device("nvidia-rtx4090-550")],
                             trusted_keys=[public(signing_key)])
     assert report["added"]["binaries"] == 1
+
+
+@pytest.mark.parametrize("args", [
+    [], [["a"]], [[1, 2, 3]], [["a", "float*", 1]], [["a", 7, True]], [["a", "", True]],
+    [["a", "float*", True, "x"]], [["a", "float*", True], "b"], {"a": 1}, "x", 3,
+])
+def test_malformed_argument_info_is_refused_at_import(tmp_path, target, signing_key, args):
+    """Each passed validation and then ended every later run (an IndexError)."""
+    from support.poclbins import pocl_binary, real_shape
+
+    data = binary_bundle(tmp_path, signing_key, pocl_binary(real_shape()), args=args)
+    line = assert_rejected(data, tmp_path, target, trusted=[public(signing_key)])
+    assert "kernel 'twice' has malformed argument info" in line, line
