@@ -10,6 +10,7 @@ from clmodes.bundle import BundleError
 from clmodes.store import Store
 
 from support.bundles import public
+from support.poclbins import aborting_shared_object, replace_file
 
 SOURCE = "__kernel void {name}(__global float *a) {{ a[get_global_id(0)] *= 2.0f; }}"
 
@@ -57,13 +58,15 @@ def pocl_device() -> clmodes.Device:
 
 
 def test_a_binary_that_crashes_its_loader_is_refused_and_the_others_import(tmp_path, signing_key):
-    """A truncated PoCL binary with a matching checksum kills the process that loads it
-    (SIGSEGV): the child that loads it dies instead, and only its entry is refused."""
+    """A shared object whose constructor aborts, in a PoCL binary signed by a trusted key:
+    building the program never loads it (PoCL does when a launch runs, in every later
+    process), so the child loads it and dies instead, and only its entry is refused."""
     pocl = pocl_device()
     good, other = real_binary(pocl, "twice"), real_binary(pocl, "thrice")
+    tampered = replace_file(other, b"/thrice/0-0-0/thrice.so", aborting_shared_object(tmp_path))
     maker = maker_store(tmp_path / "maker", pocl, [
         ("batch-good", "twice", good),
-        ("batch-cut", "thrice", other[: len(other) // 2]),  # put_binary's sha256 is of the cut bytes
+        ("batch-ctor", "thrice", tampered),
         ("batch-misnamed", "absent", good),  # loads, but holds no kernel by that name
     ])
     path = tmp_path / "ship.clmodes"
@@ -71,15 +74,26 @@ def test_a_binary_that_crashes_its_loader_is_refused_and_the_others_import(tmp_p
     user = Store(tmp_path / "user")
     report = bundle.install(path, user, local=[pocl], trusted_keys=[public(signing_key)])
     reasons = {r["batch"]: r["reason"] for r in report["refused"]}
-    assert set(reasons) == {"batch-cut", "batch-misnamed"}, reasons
-    assert "crashed the OpenCL loader (SIGSEGV)" in reasons["batch-cut"]
+    assert set(reasons) == {"batch-ctor", "batch-misnamed"}, reasons
+    assert "crashed the OpenCL loader (SIGABRT)" in reasons["batch-ctor"]
     assert reasons["batch-misnamed"].startswith("failed to load")
     assert report["added"] == {"tune": 1, "binaries": 1, "kernels": 1}
     exact = pocl.fingerprint.exact
     assert user.get_binary(exact, "batch-good") is not None
-    assert user.get_binary(exact, "batch-cut") is None
-    assert user.kernel_batches(exact, ["kernel-batch-cut", "kernel-batch-good"]) == {
+    assert user.get_binary(exact, "batch-ctor") is None
+    assert user.kernel_batches(exact, ["kernel-batch-ctor", "kernel-batch-good"]) == {
         "kernel-batch-good": "batch-good"}
+
+
+def test_a_cut_pocl_binary_is_refused_before_anything_loads_it(tmp_path, signing_key, target):
+    """A truncated binary with a matching checksum once crashed its loader (SIGSEGV):
+    its records no longer add up to its length."""
+    pocl = pocl_device()
+    other = real_binary(pocl, "thrice")
+    maker = maker_store(tmp_path / "maker", pocl, [("batch-cut", "thrice", other[: len(other) // 2])])
+    bundle.export(tmp_path / "cut.clmodes", store=maker, sign=signing_key)
+    with pytest.raises(BundleError, match="batch-cut is not laid out as PoCL writes one"):
+        bundle.install(tmp_path / "cut.clmodes", target, local=[pocl], trusted_keys=[public(signing_key)])
 
 
 @pytest.mark.parametrize("old, new", [

@@ -37,3 +37,54 @@ def real_shape(name: bytes = b"twice") -> dict[bytes, list[bytes]]:
     """The files PoCL 3.0 and 3.1 write for a kernel launched with two local sizes."""
     return {name: [b"/%s/16-1-1-goffs0-smallgrid/%s.so" % (name, name),
                    b"/%s/0-0-0/%s.so" % (name, name)]}
+
+
+def replace_file(binary: bytes, path: bytes, content: bytes) -> bytes:
+    """A real PoCL binary with the file at `path` holding `content`, every size that
+    covers it fixed (what a signer who edits a binary makes)."""
+    from clmodes.bundle import poclbin
+
+    start = binary.find(string(poclbin.PROGRAM_PATH), 0, poclbin.HEADER_MAX)
+    _, offset = poclbin.read_file(binary, start)
+    (kernels,) = struct.unpack_from("<I", binary, poclbin.KERNEL_COUNT_AT)
+    out = bytearray(binary[:offset])
+    for _ in range(kernels):
+        size, files_size, _ = struct.unpack_from("<QQI", binary, offset)
+        end = offset + size
+        head, files, at = bytearray(binary[offset:end - files_size]), b"", end - files_size
+        while at < end:
+            stored, at = poclbin.read_file(binary, at)
+            body = content if stored.path == path else binary[stored.start:stored.end]
+            files += stored_file(stored.path, body)
+        struct.pack_into("<QQ", head, 0, len(head) + len(files), len(files))
+        out += head + files
+        offset = end
+    return bytes(out)
+
+
+ABORTING_CONSTRUCTOR = r"""
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((constructor)) static void tampered(void) {
+    const char *mark = getenv("CLMODES_TEST_CONSTRUCTOR_MARK");
+    FILE *f = mark ? fopen(mark, "a") : NULL;
+    if (f) { fputs("ran\n", f); fclose(f); }
+    abort();
+}
+"""
+
+
+def aborting_shared_object(folder) -> bytes:
+    """A shared object whose constructor notes that it ran and aborts (needs `cc`)."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("needs a C compiler to make a tampered shared object")
+    (folder / "tampered.c").write_text(ABORTING_CONSTRUCTOR)
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(folder / "tampered.so"),
+                    str(folder / "tampered.c")], check=True, capture_output=True)
+    return (folder / "tampered.so").read_bytes()
