@@ -66,7 +66,7 @@ class PublicKey:
     def short(self) -> str:
         return self.fingerprint[:SHORT]
 
-    def verify(self, signature: bytes, data: bytes) -> bool:
+    def verify(self, signature: bytes, data: bytes | memoryview) -> bool:
         try:
             Ed25519PublicKey.from_public_bytes(self.raw).verify(signature, data)
         except (InvalidSignature, ValueError):
@@ -184,27 +184,35 @@ def block_of(public: PublicKey, signature: bytes) -> bytes:
     return SIGNATURE_MAGIC + json.dumps(fields, sort_keys=True).encode() + b"\n"
 
 
-def verify_block(path: Path, data: bytes, start: int) -> Signature | None:
-    """The signature over `data[:start]` in the block at `data[start:]`: None if there is
-    no block (an unsigned bundle), a `BundleError` if the block is damaged or does not
-    verify (never "unsigned": a bad signature is always refused)."""
-    block = data[start:]
+def check_block_shape(path: Path, block: bytes) -> None:
+    """What follows the payload is nothing or a block of a block's shape (checked before
+    the checksum is streamed: a bundle with a tail is refused without reading it)."""
     if not block:
-        return None
+        return
     if not block.startswith(SIGNATURE_MAGIC):
-        raise BundleError(f"{path}: bundle has {len(block)} unexpected trailing bytes")
+        shown = f"{len(block)}" if len(block) <= MAX_BLOCK_BYTES else f"more than {MAX_BLOCK_BYTES}"
+        raise BundleError(f"{path}: bundle has {shown} unexpected trailing bytes")
     if len(block) > MAX_BLOCK_BYTES or not block.endswith(b"\n"):
         raise BundleError(f"{path}: damaged signature block")
+
+
+def verify_block(path: Path, block: bytes, signed: bytes | memoryview) -> Signature | None:
+    """The signature over `signed` (every byte before it) in `block`: None if there is
+    no block (an unsigned bundle), a `BundleError` if the block is damaged or does not
+    verify (never "unsigned": a bad signature is always refused)."""
+    if not block:
+        return None
+    check_block_shape(path, block)
     key, signature = _parse_block(path, block[len(SIGNATURE_MAGIC):-1])
     if block != block_of(key, signature):
         # JSON and base64 read more than one spelling of the same block (whitespace,
         # a trailing newline, unused base64 bits): the file must be the one signed.
         raise BundleError(f"{path}: damaged signature block (not byte for byte as signing "
                           "writes it: trailing or changed bytes)")
-    if not key.verify(signature, data[:start]):
+    if not key.verify(signature, signed):
         raise BundleError(f"{path}: bad signature (claimed signer {key.short}): the bundle "
                           "was altered after signing, or the signature is forged")
-    return Signature(key, start)
+    return Signature(key, len(signed))
 
 
 def _parse_block(path: Path, text: bytes) -> tuple[PublicKey, bytes]:

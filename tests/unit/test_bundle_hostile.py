@@ -218,3 +218,74 @@ def test_malformed_argument_info_is_refused_at_import(tmp_path, target, signing_
     data = binary_bundle(tmp_path, signing_key, pocl_binary(real_shape()), args=args)
     line = assert_rejected(data, tmp_path, target, trusted=[public(signing_key)])
     assert "kernel 'twice' has malformed argument info" in line, line
+
+
+def test_a_bundle_over_the_size_limit_is_refused_before_it_is_read(small_bundle, tmp_path, target,
+                                                                  signing_key, monkeypatch):
+    """A 5 GiB file (sparse: nothing of it is ever written) is refused at once by the
+    default limit, which the line names; the limit is configurable."""
+    huge = tmp_path / "huge.clmodes"
+    with open(huge, "wb") as out:
+        out.write(small_bundle[:200])
+        out.truncate(5 << 30)
+    with pytest.raises(BundleError, match=r"huge.clmodes: 5368709120 bytes, over the bundle size "
+                                          r"limit of 4 GiB; set \$CLMODES_BUNDLE_MAX_SIZE higher"):
+        payloads_install(huge, target)
+    monkeypatch.setenv("CLMODES_BUNDLE_MAX_SIZE", "1K")
+    line = assert_rejected(small_bundle, tmp_path, target, trusted=[public(signing_key)])
+    assert "over the bundle size limit of 1 KiB" in line
+    monkeypatch.setenv("CLMODES_BUNDLE_MAX_SIZE", "lots")
+    assert "CLMODES_BUNDLE_MAX_SIZE='lots': not a size" in assert_rejected(
+        small_bundle, tmp_path, target, trusted=[public(signing_key)])
+    monkeypatch.setenv("CLMODES_BUNDLE_MAX_SIZE", "64 MiB")
+    (tmp_path / "ok.clmodes").write_bytes(small_bundle)
+    assert payloads_install(tmp_path / "ok.clmodes", target, [public(signing_key)])["added"]["tune"] == 2
+
+
+def payloads_install(path, target, trusted=()):
+    from clmodes import bundle
+
+    from support.bundles import fixture_device
+
+    return bundle.install(path, target, local=[fixture_device("nvidia-rtx4090-550")], trusted_keys=trusted)
+
+
+REFUSE_IN_A_CHILD = """
+import json, sys
+from clmodes import bundle
+from clmodes.store import Store
+def peak():
+    return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1]) >> 10
+before = peak()
+try:
+    bundle.install(sys.argv[1], Store(sys.argv[2]), local=[])
+except bundle.BundleError as error:
+    print(json.dumps({"line": str(error), "growth_mb": peak() - before}))
+"""
+
+
+def test_refusing_a_tampered_bundle_holds_no_copy_of_it(tmp_path):
+    """A 96 MB bundle with one byte flipped: refused by its streamed checksum with next
+    to no memory (it once took about five times the file's size)."""
+    import os
+    import subprocess
+    import sys
+
+    from clmodes import bundle
+    from clmodes.store import Store
+
+    from support.subprocesses import environment
+
+    store = Store(tmp_path / "maker")
+    store.put_binary("x | y | 1CU | 1GiB | OpenCL 3.0 | 1.0 | p", "b", ["u"], os.urandom(96 << 20), [])
+    path = tmp_path / "big.clmodes"
+    bundle.export(path, store=store)
+    with open(path, "r+b") as out:
+        out.seek(path.stat().st_size // 2)
+        byte = out.read(1)
+        out.seek(-1, 1)
+        out.write(bytes([byte[0] ^ 1]))
+    out = subprocess.run([sys.executable, "-c", REFUSE_IN_A_CHILD, str(path), str(tmp_path / "user")],
+                         capture_output=True, text=True, env=environment(), timeout=300)
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert "checksum mismatch" in report["line"] and report["growth_mb"] < 32, (report, out.stderr)
