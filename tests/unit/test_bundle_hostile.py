@@ -142,12 +142,16 @@ FUZZ = "from support import bundle_fuzz; bundle_fuzz.main()"
 def test_fuzzed_containers_and_payloads_in_a_bounded_process(tmp_path):
     """Hypothesis over the container's bytes and the payload's SQL, in a child with an
     address-space limit and a per-case alarm; every case is refused in one line with the
-    store unchanged, or (a harmless change) imported; never a traceback or a hang."""
+    store unchanged, or (a harmless change) imported; never a traceback or a hang. The
+    narrower populations: bytes after a signed bundle and a size limit below it (always
+    refused), a PoCL binary's paths and argument info (imported only when well-formed)."""
     out = run_python(FUZZ, tmp_path / "cache", CLMODES_FUZZ_DIR=str(tmp_path))
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["refused"] >= report["cases"] * 0.8 and report["cases"] >= 300, report
     assert report["peak_rss_growth_mb"] < 400, report
+    assert all(report["populations"].get(name, 0) >= 20 for name in (
+        "container", "payload", "tail", "limit", "pocl path", "argument info")), report
 
 
 def test_row_counts_and_value_sizes_are_bounded(small_bundle, tmp_path, target, signing_key, monkeypatch):
