@@ -119,3 +119,29 @@ def test_a_pocl_binary_with_a_path_out_of_its_cache_is_refused(tmp_path, signing
     bundle.export(tmp_path / "clean.clmodes", store=clean, sign=signing_key)
     assert bundle.install(tmp_path / "clean.clmodes", target, local=[pocl],
                           trusted_keys=[public(signing_key)])["added"]["binaries"] == 1
+
+
+def test_every_pocl_binary_has_the_layout_the_path_check_accepts():
+    """Every PoCL here (PyPI's 3.0; Debian's 3.1 with OCL_ICD_VENDORS=/etc/OpenCL/vendors):
+    a program launched at several sizes, captured, parses with every file where PoCL
+    puts it, work-group-specialized shared objects included."""
+    import numpy as np
+
+    from clmodes.bundle import poclbin
+
+    found = [d for d in clmodes.devices() if "portable" in d.label.lower()]
+    if not found:
+        pytest.skip("needs PoCL")
+    for device in found:
+        context = cl.Context([device.cl_device])
+        queue = cl.CommandQueue(context)
+        program = cl.Program(context, SOURCE.format(name="twice") + SOURCE.format(name="thrice")).build()
+        buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE, 4096)
+        cl.Kernel(program, "twice")(queue, (64,), (16,), buffer)
+        cl.Kernel(program, "thrice")(queue, (64,), None, buffer, global_offset=(4,))
+        queue.finish()
+        binary = bytes(program.get_info(cl.program_info.BINARIES)[0])
+        paths = [f.path.decode() for f in poclbin.files(binary)]
+        assert poclbin.path_problem(binary) is None, device.label
+        assert paths[0] == "/program.bc" and "/twice/0-0-0/twice.so" in paths, (device.label, paths)
+        assert any(p.startswith("/twice/16-1-1") for p in paths), (device.label, paths)
