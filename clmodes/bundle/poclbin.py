@@ -5,7 +5,8 @@ by their stored paths, when it loads the program: a path that leaves the cache w
 anywhere the process may (seen: a bundle that created a file beside the cache, once with
 a control byte placed to hide a `..` from a search for it). So the binary is parsed,
 not searched, and every path must have the shape PoCL itself gives its files (seen in
-the binaries of PoCL 3.0 and 3.1, formats 8 and 9):
+the binaries of PoCL 3.0 and 3.1, formats 8 and 9; a binary of another format is
+refused, since where its files lie is not known):
 
     /program.bc                               the program's bitcode, first
     /<kernel>/<work-group dir>/<file>         each kernel's files, in its own record
@@ -14,8 +15,9 @@ where `<kernel>` is the name of the record holding it (an identifier), the work-
 directory is made of letters, digits, `-` and `_` (`0-0-0`, `16-1-1-goffs0`), and the
 file name of those and `.`, not starting with one (`twice.so`). Anything else (another
 component, another character, a record that does not add up to the binary's length) is
-refused. The layout PoCL shares between these versions: a header whose kernel count is
-the u32 at offset 20; the bitcode file; then one record per kernel, starting with its
+refused. The layout PoCL shares between these versions: a header whose format is the
+u32 at offset 16 and kernel count the u32 at 20; the bitcode file right after it (at 73
+or 85); then one record per kernel, starting with its
 size (u64), the size of its files (u64, at the record's end), its argument info's size
 (u32) and its name; a file is a u32-length path then a u32-length content. A binary of
 another vendor is not looked at. This is a check on top of signing, not instead of it.
@@ -29,9 +31,14 @@ import struct
 
 MAGIC = b"poclbin\x00"
 PROGRAM_PATH = b"/program.bc"
-HEADER_MAX = 256  # where the bitcode file must start (offset 73 in format 8, 85 in 9)
+HEADER_MAX = 256  # bytes the program's bitcode file starts within (tests' helpers)
 MAX_PATH = 4096
+VERSION_AT = 16
 KERNEL_COUNT_AT = 20
+# Where each known format's bitcode file starts: the header's size. PoCL reads the file
+# there whatever it is named, so the check reads it there too (a `/program.bc` planted
+# earlier, in the header, must not be where parsing starts).
+PROGRAM_AT = {8: 73, 9: 85}
 NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{0,255}")
 DIRECTORY = re.compile(rb"[A-Za-z0-9_-]{1,128}")
 FILE = re.compile(rb"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,255}")
@@ -53,10 +60,13 @@ class StoredFile:
 def files(binary: bytes) -> list[StoredFile]:
     """Every file of a PoCL binary, each path checked against PoCL's shape, or a
     `PathShapeError`."""
-    start = binary.find(len(PROGRAM_PATH).to_bytes(4, "little") + PROGRAM_PATH, 0, HEADER_MAX)
-    if start < 0:
-        raise PathShapeError("no /program.bc where PoCL puts it")
-    program, offset = read_file(binary, start)
+    (version,) = struct.unpack_from("<I", binary, VERSION_AT)
+    if version not in PROGRAM_AT:
+        known = ", ".join(map(str, sorted(PROGRAM_AT)))
+        raise PathShapeError(f"its format {version} is not one whose layout clmodes checks ({known})")
+    program, offset = read_file(binary, PROGRAM_AT[version])
+    if program.path != PROGRAM_PATH:
+        raise PathShapeError(f"file path {shown(program.path)} where PoCL puts /program.bc")
     found = [program]
     (kernels,) = struct.unpack_from("<I", binary, KERNEL_COUNT_AT)
     for _ in range(kernels):

@@ -186,7 +186,7 @@ def binary_bundle(tmp_path, signing_key, binary: bytes, args=None) -> bytes:
     ({b"twice": [b"/twice/0-0-0\\twice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
     ({b"twice": [b"/twic3/0-0-0/twice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
     ({b"twice": [b"/twice/0-0-0/.twice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
-    ({b"twice": [b"/twice/0-0-0/twice.so"]}, b"/../evil.bc", "no /program.bc where PoCL puts it"),
+    ({b"twice": [b"/twice/0-0-0/twice.so"]}, b"/../evil.bc", "'/../evil.bc' where PoCL puts /program.bc"),
 ])
 def test_a_pocl_binary_path_of_any_other_shape_is_refused(tmp_path, target, signing_key,
                                                           kernels, program, expected):
@@ -197,6 +197,28 @@ def test_a_pocl_binary_path_of_any_other_shape_is_refused(tmp_path, target, sign
     data = binary_bundle(tmp_path, signing_key, pocl_binary(kernels, program))
     line = assert_rejected(data, tmp_path, target, trusted=[public(signing_key)])
     assert "not laid out as PoCL writes one" in line and expected in line, line
+
+
+def test_a_pocl_binary_is_read_where_pocl_reads_it(tmp_path, target, signing_key):
+    """A `/program.bc` planted in the header, its content spanning the real first file
+    (`/../evil.bc`, which PoCL reads at its fixed offset) must not be where the check
+    starts; and a format whose layout is unknown is refused."""
+    import struct
+
+    from support.poclbins import pocl_binary, real_shape
+
+    evil = bytearray(pocl_binary(real_shape(), b"/../evil.bc"))
+    real_end = 73 + 4 + 11 + 4 + struct.unpack_from("<I", evil, 73 + 4 + 11)[0]
+    planted = b"\x0b\x00\x00\x00/program.bc"
+    evil[40:40 + len(planted) + 4] = planted + struct.pack("<I", real_end - (40 + len(planted) + 4))
+    line = assert_rejected(binary_bundle(tmp_path, signing_key, bytes(evil)), tmp_path, target,
+                           trusted=[public(signing_key)])
+    assert "'/../evil.bc' where PoCL puts /program.bc" in line, line
+    newer = bytearray(pocl_binary(real_shape()))
+    newer[16:20] = struct.pack("<I", 42)
+    line = assert_rejected(binary_bundle(tmp_path, signing_key, bytes(newer)), tmp_path, target,
+                           trusted=[public(signing_key)])
+    assert "its format 42 is not one whose layout clmodes checks (8, 9)" in line, line
 
 
 def test_a_pocl_binary_of_the_shape_pocl_writes_imports(tmp_path, target, signing_key):
