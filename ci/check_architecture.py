@@ -34,7 +34,7 @@ from pathlib import Path
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
     "_version errors atomic icd execution",
     "includes device discovery kernel progress",
-    "store batch released launchable",
+    "store batch released arginfo launchable",
     "device_check selection programs server",
     "stream client",
     "runtime measure probing roofline tune capture",

@@ -22,6 +22,7 @@ import pyopencl as cl
 import pyopencl.array as cla
 
 from clmodes import released
+from clmodes.arginfo import ArgInfo  # re-exported: its home was here
 from clmodes.released import RELEASED
 from clmodes.errors import KernelLaunchError
 from clmodes.kernel import RENAMED
@@ -38,30 +39,6 @@ _SCALARS = {
 
 def _size(size: object) -> tuple[int, ...]:
     return (int(size),) if isinstance(size, (int, np.integer)) else tuple(size)  # type: ignore[arg-type]
-
-
-@dataclasses.dataclass(frozen=True)
-class ArgInfo:
-    name: str
-    type_name: str
-    pointer: bool
-    resolved: bool = True  # False: a typedef clmodes could not resolve (see `_resolve`)
-
-    def as_row(self) -> list[object]:
-        return [self.name, self.type_name, self.pointer] + ([] if self.resolved else [False])
-
-    @classmethod
-    def from_rows(cls, rows: object) -> list["ArgInfo"] | None:
-        """Argument info read back from the store; anything malformed reads as None."""
-        if not isinstance(rows, list):
-            return None
-        try:
-            return [cls(str(r[0]), str(r[1]), bool(r[2]), bool(r[3]) if len(r) > 3 else True)
-                    for r in rows if isinstance(r, list) and len(r) in (3, 4)]
-        except (TypeError, ValueError):
-            return None
-
-
 
 
 def _resolve(type_name: str, aliases: Mapping[str, str | None]) -> tuple[str, bool]:

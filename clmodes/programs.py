@@ -8,12 +8,15 @@ only what the workload used.
 Loading verifies the binary's checksum *before* handing it to the driver (the store does:
 PoCL crashes the process on a truncated binary instead of returning an error). A binary
 the driver still refuses (a driver changed under an unchanged version string) is dropped
-from the store with a warning, and its kernels are rebuilt from source.
+from the store with a warning, and its kernels are rebuilt from source; so is one whose
+persisted argument info is malformed (`clmodes.arginfo`: a wrong shape, or a count that
+is not its kernel's), since a launch would index it past its end.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 from collections.abc import Callable
 
@@ -21,7 +24,8 @@ import pyopencl as cl
 
 from clmodes.batch import Batch
 from clmodes.device import Device
-from clmodes.launchable import ArgInfo
+from clmodes.arginfo import ArgInfo, MalformedArgInfo, count_problem
+from clmodes.kernel import unit_suffix
 from clmodes.store import Store
 
 log = logging.getLogger("clmodes")
@@ -70,8 +74,13 @@ def load(store: Store, device: Device, context: cl.Context, batch: str,
         )
         store.drop_binary(exact, batch)
         return None
-    stored_args = {key: ArgInfo.from_rows(args)
-                   for key, args in store.batch_kernels(exact, batch).items()}
+    try:
+        stored_args = stored_arg_infos(store, exact, batch, program, units)
+    except MalformedArgInfo as error:
+        log.warning("%s: the stored argument info of batch %s is malformed (%s); dropping "
+                    "its binary and building from source", device.label, batch[:12], error)
+        store.drop_binary(exact, batch)
+        return None
     return HeldProgram(batch, program, None, stored_args=stored_args,
                        captured=dict.fromkeys(units, batch))
 
@@ -87,6 +96,30 @@ def drop(store: Store, device: Device, held: HeldProgram, lacking: str) -> None:
     )
     store.drop_binary(device.fingerprint.exact, held.batch)
     held.captured.clear()
+
+
+def stored_arg_infos(store: Store, exact: str, batch: str, program: cl.Program,
+                     units: list[str]) -> dict[str, list[ArgInfo] | None]:
+    """Kernel key -> its persisted argument info, each checked for its shape and against
+    the number of arguments its kernel in `program` takes (a launch indexes it by
+    position; a name shared by units of the batch may be any of theirs):
+    `MalformedArgInfo` if any is wrong."""
+    try:
+        taken = {k.function_name: int(k.num_args) for k in program.all_kernels()}
+    except cl.Error:  # each kernel is still created by name, and refused there
+        taken = {}
+    found: dict[str, list[ArgInfo] | None] = {}
+    for row in store.batch_kernel_rows(exact, batch):
+        try:
+            infos = ArgInfo.from_rows(json.loads(row.args))
+        except (ValueError, TypeError) as error:  # MalformedArgInfo, or not JSON text
+            raise MalformedArgInfo(f"kernel {row.name[:60]!r}: {error}") from error
+        entries = [row.name, *(row.name + unit_suffix(u) for u in units)]
+        problem = count_problem(infos, {taken[e] for e in entries if e in taken})
+        if problem is not None:
+            raise MalformedArgInfo(f"kernel {row.name[:60]!r}: {problem}")
+        found[row.kernel_key] = infos
+    return found
 
 
 Builder = Callable[[Batch], cl.Program]

@@ -10,7 +10,8 @@ Importing binaries needs a signature by a trusted key (`trusted_keys=`, or
 
 Modules: `container` (the file: magic, manifest, checksum over every byte), `payload`
 (the SQLite database of rows, binaries deduplicated), `manifest`, `validation` (every
-entry checked before anything is used), `files` (a whole bundle written or read),
+entry checked before anything is used), `files` (a whole bundle written or read,
+streamed), `limits` (the size a bundle may have), `poclbin` (a PoCL binary's files),
 `matching` (a bundle's devices against this machine's), `signing` (keys, the signature
 block), `trust` (trusted keys, the import policy), `loading` (the import's child-process
 load check), and one module per operation (`exporting`, `installing`, `inspecting`,

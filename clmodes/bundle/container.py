@@ -22,17 +22,20 @@ would hold only for bytes that happen to be live.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import io
 import json
+import mmap
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from clmodes._version import __version__
 from clmodes.atomic import write_replacing
 from clmodes.bundle.errors import BundleError
-from clmodes.bundle.signing import Signature, signature_block, verify_block
+from clmodes.bundle.signing import MAX_BLOCK_BYTES, Signature, check_block_shape, signature_block, verify_block
 
 MAGIC = b"CLMODES-BUNDLE\n"
 SCHEMA = 1
@@ -40,6 +43,9 @@ MAX_MANIFEST_BYTES = 1 << 20  # a manifest of 50 device models is ~20 KB
 MAX_MANIFEST_DEPTH = 8  # the deepest real manifest is 4 levels
 MAX_PAYLOAD_BYTES = 16 << 30
 DIGEST_CHARS = 64  # a sha256 in hex
+MAX_SIZE_DIGITS = 20
+HEAD_MAX = len(MAGIC) + MAX_SIZE_DIGITS + 1 + MAX_MANIFEST_BYTES + DIGEST_CHARS + 1
+CHUNK = 1 << 20  # bytes hashed at a time: reading a bundle holds no copy of its payload
 
 
 def checksum(header: bytes, payload: bytes) -> str:
@@ -78,24 +84,80 @@ def _check_target(path: Path) -> None:
         raise BundleError(f"{path}: the folder {path.parent} does not exist")
 
 
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """Where a verified bundle's parts lie in its file."""
+
+    manifest: dict[str, Any]  # with its checksum
+    payload_start: int
+    payload_size: int
+    signature: Signature | None  # None: unsigned
+
+
 def split(path: Path, data: bytes) -> tuple[dict[str, Any], bytes, Signature | None]:
-    """The manifest (with its checksum), payload and signature (None: unsigned) of a file
-    whose every byte checks out, or a one-line `BundleError`. A signature block that is
-    there is verified here, so that nothing (not `inspect` either) reads a bundle whose
-    signature is bad."""
-    if not data.startswith(MAGIC):
+    """The manifest (with its checksum), payload and signature of a bundle's bytes (see
+    `layout`)."""
+    found = layout(path, io.BytesIO(data), len(data), memoryview(data))
+    return found.manifest, data[found.payload_start:found.payload_start + found.payload_size], found.signature
+
+
+def split_file(path: Path, handle: BinaryIO, size: int) -> Layout:
+    """`layout` of an open bundle file, its signature checked over a read-only map of it
+    (the file's pages, not a copy: ed25519 signs the whole message)."""
+    if size == 0:
         raise BundleError(f"{path}: not a clmodes bundle (no bundle header)")
-    header, rest = read_header(path, data[len(MAGIC):])
+    with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        view = memoryview(mapped)
+        try:
+            return layout(path, handle, size, view)
+        finally:
+            view.release()  # else a traceback holding it keeps the map from closing
+
+
+def layout(path: Path, handle: BinaryIO, size: int, view: memoryview) -> Layout:
+    """Where the parts of a bundle whose every byte checks out lie, or a one-line
+    `BundleError`. Cheapest first, and nothing held but the header: the layout (magic,
+    manifest, sizes, a signature block of the right shape), then the checksum streamed
+    over the file, then the signature (verified here, so that nothing, not `inspect`
+    either, reads a bundle whose signature is bad)."""
+    head = read_at(handle, 0, min(size, HEAD_MAX))
+    if not head.startswith(MAGIC):
+        raise BundleError(f"{path}: not a clmodes bundle (no bundle header)")
+    header, digest_at = read_header(path, head, len(MAGIC))
     manifest = parse_manifest(path, header)
-    digest, newline, body = rest[:DIGEST_CHARS], rest[DIGEST_CHARS:DIGEST_CHARS + 1], rest[DIGEST_CHARS + 1:]
-    if newline != b"\n":
+    digest = head[digest_at:digest_at + DIGEST_CHARS]
+    if head[digest_at + DIGEST_CHARS:digest_at + DIGEST_CHARS + 1] != b"\n":
         raise BundleError(f"{path}: truncated bundle (no checksum)")
-    size = payload_size(path, manifest, body)
-    payload = body[:size]
-    signature = verify_block(path, data, len(data) - len(body) + size)
-    if digest.decode("ascii", "replace") != checksum(header, payload):
+    start = digest_at + DIGEST_CHARS + 1
+    end = start + payload_size(path, manifest, size - start)
+    block = read_at(handle, end, min(size - end, MAX_BLOCK_BYTES + 1))
+    check_block_shape(path, block)
+    if digest.decode("ascii", "replace") != streamed_checksum(header, handle, start, end):
         raise BundleError(f"{path}: checksum mismatch: the bundle was altered or damaged")
-    return {**manifest, "checksum": digest.decode()}, payload, signature
+    signed = view[:end]
+    try:
+        signature = verify_block(path, block, signed)
+    finally:
+        signed.release()
+    return Layout({**manifest, "checksum": digest.decode()}, start, end - start, signature)
+
+
+def read_at(handle: BinaryIO, offset: int, count: int) -> bytes:
+    handle.seek(offset)
+    return handle.read(count)
+
+
+def streamed_checksum(header: bytes, handle: BinaryIO, start: int, end: int) -> str:
+    digest = hashlib.sha256(header)
+    handle.seek(start)
+    left = end - start
+    while left > 0:
+        chunk = handle.read(min(CHUNK, left))
+        if not chunk:
+            break
+        digest.update(chunk)
+        left -= len(chunk)
+    return digest.hexdigest()
 
 
 def unsigned_part(path: Path, data: bytes) -> bytes:
@@ -104,15 +166,17 @@ def unsigned_part(path: Path, data: bytes) -> bytes:
     return data[:signature.covers] if signature else data
 
 
-def read_header(path: Path, rest: bytes) -> tuple[bytes, bytes]:
-    """The manifest's bytes and what follows them."""
-    size_text, newline, rest = rest.partition(b"\n")
-    if not newline or not size_text.isdigit() or int(size_text) > MAX_MANIFEST_BYTES:
+def read_header(path: Path, head: bytes, offset: int) -> tuple[bytes, int]:
+    """The manifest's bytes and the offset that follows them."""
+    newline = head.find(b"\n", offset, offset + MAX_SIZE_DIGITS + 1)
+    size_text = head[offset:newline] if newline >= 0 else b""
+    if not size_text.isdigit() or int(size_text) > MAX_MANIFEST_BYTES:
         raise BundleError(f"{path}: damaged bundle header")
-    size = int(size_text)
-    if len(rest) < size:
+    begin = newline + 1
+    header = head[begin:begin + int(size_text)]
+    if len(header) < int(size_text):
         raise BundleError(f"{path}: truncated bundle (manifest incomplete)")
-    return rest[:size], rest[size:]
+    return header, begin + len(header)
 
 
 def parse_manifest(path: Path, header: bytes) -> dict[str, Any]:
@@ -155,11 +219,11 @@ def depth(value: Any) -> int:
     return deepest
 
 
-def payload_size(path: Path, manifest: dict[str, Any], body: bytes) -> int:
+def payload_size(path: Path, manifest: dict[str, Any], available: int) -> int:
     """The payload's length as the manifest states it; what follows is the signature."""
     expected = manifest.get("payload_bytes")
     if type(expected) is not int or not 0 <= expected <= MAX_PAYLOAD_BYTES:
         raise BundleError(f"{path}: damaged bundle manifest (payload size)")
-    if len(body) < expected:
-        raise BundleError(f"{path}: truncated bundle ({len(body)} of {expected} payload bytes)")
+    if available < expected:
+        raise BundleError(f"{path}: truncated bundle ({available} of {expected} payload bytes)")
     return expected

@@ -8,9 +8,14 @@ kills *every later run* of the application, in the application's process. Here i
 a child that exists for that purpose: the entry it was loading is refused (with the
 signal), a fresh child goes on with the rest, and the other entries import.
 
+It also loads every shared object a PoCL binary carries (`unpack_shared_objects`): PoCL
+loads one only when a launch runs, so a constructor in one that crashes would otherwise
+pass the check and crash a later run (seen: with `POCL_WORK_GROUP_SPECIALIZATION=0`).
+
 What it is not: a sandbox. A binary that loads cleanly and misbehaves later (a shared
-object's constructor, a path PoCL writes to) is stopped by the trust policy
-(`clmodes.bundle.trust`: binaries only from trusted signers), not here.
+object whose constructor does harm without crashing, kernel code that does) is the
+signer's responsibility: the trust policy (`clmodes.bundle.trust`: binaries only from
+trusted signers) decides whose code runs, not this check.
 
 The child (`clmodes/bundle/load_child.py`, run as a script) loads as a run does
 (`clmodes.programs.load`): program from the binary, built for the one device it was made
@@ -34,6 +39,8 @@ from pathlib import Path
 
 import pyopencl as cl
 
+from clmodes.bundle.poclbin import MAGIC as POCL_MAGIC
+from clmodes.bundle.poclbin import files as pocl_files
 from clmodes.kernel import unit_suffix
 from clmodes.store import BinaryRow, KernelRow
 
@@ -43,14 +50,16 @@ ENTRY_SECONDS = 30.0  # one binary built and its kernels created
 
 @dataclasses.dataclass(frozen=True)
 class Job:
-    """One binary to load, and per kernel indexed to it the entry names it may have: a
-    kernel is renamed inside a batch by its unit's suffix (`clmodes.kernel.unit_suffix`),
-    and a row names the kernel, not its unit, so each of the binary's units is tried (a
-    binary built alone keeps the plain name)."""
+    """One binary to load, and per kernel indexed to it the entry names it may have (a
+    kernel is renamed inside a batch by its unit's suffix, `clmodes.kernel.unit_suffix`,
+    and a row names the kernel, not its unit, so each of the binary's units is tried; a
+    binary built alone keeps the plain name) and the number of arguments its row's
+    argument info describes (None: none kept), which one of them must take."""
 
     exact: str
     batch: str
-    kernels: tuple[tuple[str, ...], ...]
+    kernels: tuple[tuple[tuple[str, ...], int | None], ...]
+    shared_objects: tuple[str, ...] = ()  # a PoCL binary's, unpacked beside it
 
     @property
     def key(self) -> tuple[str, str]:
@@ -58,14 +67,17 @@ class Job:
 
 
 def jobs_for(binaries: list[BinaryRow], kernels: list[KernelRow]) -> list[Job]:
-    names: dict[tuple[str, str], set[str]] = {}
+    rows: dict[tuple[str, str], set[tuple[str, int | None]]] = {}
     for kernel in kernels:
-        names.setdefault((kernel.exact, kernel.batch), set()).add(kernel.name)
+        args = json.loads(kernel.args)  # validated: None or a list of rows
+        rows.setdefault((kernel.exact, kernel.batch), set()).add(
+            (kernel.name, None if args is None else len(args)))
     jobs = []
     for row in binaries:
         units = json.loads(row.units)  # validated: a list of strings
-        entries = tuple((name, *(name + unit_suffix(u) for u in units))
-                        for name in sorted(names.get((row.exact, row.batch), ())))
+        entries = tuple(((name, *(name + unit_suffix(u) for u in units)), arguments)
+                        for name, arguments in sorted(rows.get((row.exact, row.batch), ()),
+                                                      key=lambda r: (r[0], r[1] or 0)))
         jobs.append(Job(row.exact, row.batch, entries))
     return jobs
 
@@ -96,6 +108,8 @@ def check_loads(binaries: list[BinaryRow], kernels: list[KernelRow],
     with tempfile.TemporaryDirectory(prefix="clmodes-load-") as folder:
         for number, row in enumerate(binaries):
             (Path(folder) / f"{number}.bin").write_bytes(row.binary)
+            jobs[number] = dataclasses.replace(
+                jobs[number], shared_objects=unpack_shared_objects(Path(folder), number, row.binary))
         remaining = list(range(len(jobs)))
         while remaining:
             done, blamed = run_child(Path(folder), jobs, remaining, places)
@@ -110,13 +124,30 @@ def check_loads(binaries: list[BinaryRow], kernels: list[KernelRow],
     return refused
 
 
+def unpack_shared_objects(folder: Path, number: int, binary: bytes) -> tuple[str, ...]:
+    """The shared objects a PoCL binary carries, written out for the child to load: PoCL
+    unpacks them into its cache and loads the one of a launch's work-group size only
+    when it runs (from a shipped one if there is one, else from one it builds), so
+    building the program never runs their constructors; the child loads every one of
+    them, as a later run might, and a constructor that crashes crashes the child."""
+    if not binary.startswith(POCL_MAGIC):
+        return ()
+    names = []
+    for index, stored in enumerate(f for f in pocl_files(binary) if f.path.endswith(b".so")):
+        name = f"{number}-{index}.so"
+        (folder / name).write_bytes(binary[stored.start:stored.end])
+        names.append(name)
+    return tuple(names)
+
+
 def run_child(folder: Path, jobs: list[Job], numbers: list[int],
               places: dict[str, dict[str, object]]) -> tuple[dict[int, str], tuple[int, str] | None]:
     """Run one child over `numbers`: what it finished (number -> refusal, "" if loaded),
     and the entry it crashed or hung on (with why), if it did."""
     plan = folder / "plan.json"
     plan.write_text(json.dumps([{"number": n, **places[jobs[n].exact],
-                                 "kernels": list(jobs[n].kernels)} for n in numbers]))
+                                 "kernels": list(jobs[n].kernels),
+                                 "shared_objects": list(jobs[n].shared_objects)} for n in numbers]))
     timeout = STARTUP_SECONDS + ENTRY_SECONDS * len(numbers)
     try:
         out = subprocess.run([sys.executable, "-c", BOOT, str(CHILD), str(folder)],

@@ -33,10 +33,10 @@ import sys
 import tempfile
 import time
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from clmodes.bundle.errors import BundleError
 from clmodes.store.schema import SCHEMA as STORE_SCHEMA
@@ -162,12 +162,18 @@ def encode(entries: StoreEntries) -> bytes:
 # -- reading ---------------------------------------------------------------------------
 
 
-def decode(path: Path, payload: bytes, counts: dict[str, Any] | None = None,
-           seconds: float = READ_SECONDS) -> StoreEntries:
-    """The rows of a hostile payload, or a one-line `BundleError` naming what is wrong.
-    `counts`: the manifest's row counts, checked before a row is read."""
+def decode(path: Path, payload: bytes | Callable[[BinaryIO], None],
+           counts: dict[str, Any] | None = None, seconds: float = READ_SECONDS) -> StoreEntries:
+    """The rows of a hostile payload (its bytes, or a function that writes them into the
+    file it is given: a large bundle's payload is copied, never held), or a one-line
+    `BundleError` naming what is wrong. `counts`: the manifest's row counts, checked
+    before a row is read."""
     with scratch_file() as file:
-        file.write_bytes(payload)
+        if isinstance(payload, bytes):
+            file.write_bytes(payload)
+        else:
+            with open(file, "wb") as out:
+                payload(out)
         connection = None
         try:
             connection = open_hostile(file, seconds)

@@ -6,7 +6,9 @@ A bundle's signature is a block *appended* after the payload:
     CLMODES-SIGNATURE\\n
     {"algorithm": "ed25519", "public_key": B64, "fingerprint": HEX, "signature": B64}\\n
 
-The signature is over exactly the bytes before the block, so it covers every byte of the
+The signature is over exactly the bytes before the block, and the block itself must be
+byte for byte the one signing writes for its key and signature (one spelling: a `\n` or
+`\r\n` appended, or JSON whitespace, is refused), so it covers every byte of the
 bundle (magic, manifest as written, checksum, payload) and signing an existing file
 never rewrites it: `bundle sign` replaces the block, an unsigned reader of an old
 version sees the same container. The block carries the signer's public key, so that a
@@ -64,7 +66,7 @@ class PublicKey:
     def short(self) -> str:
         return self.fingerprint[:SHORT]
 
-    def verify(self, signature: bytes, data: bytes) -> bool:
+    def verify(self, signature: bytes, data: bytes | memoryview) -> bool:
         try:
             Ed25519PublicKey.from_public_bytes(self.raw).verify(signature, data)
         except (InvalidSignature, ValueError):
@@ -168,32 +170,49 @@ def public_key_of(private: Ed25519PrivateKey, source: str = "") -> PublicKey:
 
 def signature_block(private: Ed25519PrivateKey, data: bytes) -> bytes:
     """The block that signs `data` (an unsigned bundle's every byte)."""
-    public = public_key_of(private)
+    return block_of(public_key_of(private), private.sign(data))
+
+
+def block_of(public: PublicKey, signature: bytes) -> bytes:
+    """The one byte string that is the block of this key and signature."""
     fields = {
         "algorithm": ALGORITHM,
         "public_key": base64.b64encode(public.raw).decode(),
         "fingerprint": public.fingerprint,
-        "signature": base64.b64encode(private.sign(data)).decode(),
+        "signature": base64.b64encode(signature).decode(),
     }
     return SIGNATURE_MAGIC + json.dumps(fields, sort_keys=True).encode() + b"\n"
 
 
-def verify_block(path: Path, data: bytes, start: int) -> Signature | None:
-    """The signature over `data[:start]` in the block at `data[start:]`: None if there is
-    no block (an unsigned bundle), a `BundleError` if the block is damaged or does not
-    verify (never "unsigned": a bad signature is always refused)."""
-    block = data[start:]
+def check_block_shape(path: Path, block: bytes) -> None:
+    """What follows the payload is nothing or a block of a block's shape (checked before
+    the checksum is streamed: a bundle with a tail is refused without reading it)."""
     if not block:
-        return None
+        return
     if not block.startswith(SIGNATURE_MAGIC):
-        raise BundleError(f"{path}: bundle has {len(block)} unexpected trailing bytes")
+        shown = f"{len(block)}" if len(block) <= MAX_BLOCK_BYTES else f"more than {MAX_BLOCK_BYTES}"
+        raise BundleError(f"{path}: bundle has {shown} unexpected trailing bytes")
     if len(block) > MAX_BLOCK_BYTES or not block.endswith(b"\n"):
         raise BundleError(f"{path}: damaged signature block")
+
+
+def verify_block(path: Path, block: bytes, signed: bytes | memoryview) -> Signature | None:
+    """The signature over `signed` (every byte before it) in `block`: None if there is
+    no block (an unsigned bundle), a `BundleError` if the block is damaged or does not
+    verify (never "unsigned": a bad signature is always refused)."""
+    if not block:
+        return None
+    check_block_shape(path, block)
     key, signature = _parse_block(path, block[len(SIGNATURE_MAGIC):-1])
-    if not key.verify(signature, data[:start]):
+    if block != block_of(key, signature):
+        # JSON and base64 read more than one spelling of the same block (whitespace,
+        # a trailing newline, unused base64 bits): the file must be the one signed.
+        raise BundleError(f"{path}: damaged signature block (not byte for byte as signing "
+                          "writes it: trailing or changed bytes)")
+    if not key.verify(signature, signed):
         raise BundleError(f"{path}: bad signature (claimed signer {key.short}): the bundle "
                           "was altered after signing, or the signature is forged")
-    return Signature(key, start)
+    return Signature(key, len(signed))
 
 
 def _parse_block(path: Path, text: bytes) -> tuple[PublicKey, bytes]:

@@ -7,8 +7,8 @@ exactly what its entries make (devices, drivers, counts: a manifest is derived d
 it is recomputed and compared rather than trusted; a device without a "model" once
 crashed matching with a KeyError), and every entry must parse and make sense (a tune
 record's winner among its recorded candidates, finite numbers, a kernel name that is an
-identifier, a binary matching its sha256 and, for PoCL, holding no path that leaves
-its cache: `clmodes.bundle.poclbin`). A bundle is data only: nothing in it is
+identifier, a binary matching its sha256 and, for PoCL, its files laid out as PoCL
+writes them: `clmodes.bundle.poclbin`). A bundle is data only: nothing in it is
 executed or unpickled here (its binaries are loaded, in a child process, only by
 `clmodes.bundle.loading` on import).
 """
@@ -22,10 +22,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from clmodes.arginfo import rows_problem
 from clmodes.bundle.container import depth
 from clmodes.bundle.errors import BundleError
 from clmodes.bundle.manifest import describe_devices, entry_counts
-from clmodes.bundle.poclbin import escaping_path
+from clmodes.bundle.poclbin import path_problem
 from clmodes.device import FIELD_NAMES, MODEL_FIELDS
 from clmodes.store import BinaryRow, KernelRow, StoreEntries, TuneRow
 
@@ -89,10 +90,10 @@ def validate_binary(path: Path, row: BinaryRow) -> None:
     fingerprint(path, row.exact, f"binary {batch}", exact=True)
     if not row.binary or hashlib.sha256(row.binary).hexdigest() != row.sha256:
         raise BundleError(f"{path}: program binary {batch} fails its checksum")
-    escaping = escaping_path(row.binary)
-    if escaping is not None:
-        raise BundleError(f"{path}: program binary {batch} holds a file path that leaves "
-                          f"PoCL's cache ({escaping[:80]!r})")
+    problem = path_problem(row.binary)
+    if problem is not None:
+        raise BundleError(f"{path}: program binary {batch} is not laid out as PoCL writes "
+                          f"one, so its files could land outside PoCL's cache ({problem})")
     units = parse_json(path, row.units, f"binary {batch} units")
     if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
         raise BundleError(f"{path}: binary {batch} has malformed units")
@@ -102,8 +103,9 @@ def validate_kernel(path: Path, row: KernelRow, batches: set[tuple[str, str]]) -
     if len(row.name) > MAX_NAME or not IDENTIFIER.fullmatch(row.name):
         raise BundleError(f"{path}: kernel name {row.name[:60]!r} is not an OpenCL identifier")
     args = parse_json(path, row.args, f"kernel {row.name!r} argument info")
-    if args is not None and not (isinstance(args, list) and all(isinstance(a, list) for a in args)):
-        raise BundleError(f"{path}: kernel {row.name!r} has malformed argument info")
+    problem = rows_problem(args)
+    if problem is not None:
+        raise BundleError(f"{path}: kernel {row.name!r} has malformed argument info ({problem})")
     if (row.exact, row.batch) not in batches:
         raise BundleError(f"{path}: kernel {row.name!r} refers to a binary the bundle lacks")
 

@@ -49,6 +49,12 @@ def batch_kernels(db: Database, exact: str, batch: str) -> dict[str, object]:
     return found
 
 
+def batch_kernel_rows(db: Database, exact: str, batch: str) -> list[KernelRow]:
+    """The index rows of one batch, as stored (argument info as its JSON text)."""
+    return [KernelRow.of(row) for row in db.query(
+        f"SELECT {KernelRow.columns()} FROM kernels WHERE exact=? AND batch=?", (exact, batch))]  # noqa: S608
+
+
 def drop_kernels(db: Database, exact: str, batch: str) -> None:
     db.write("DELETE FROM kernels WHERE exact=? AND batch=?", (exact, batch))
 

@@ -15,7 +15,7 @@ from clmodes.store import kernels as kernel_index
 from clmodes.store import device_checks, leases, maintenance, measurements, misses, probes, tunes
 from clmodes.store.connection import open_store
 from clmodes.store.kernels import KernelSpec
-from clmodes.store.schema import StoreEntries, TuneRow
+from clmodes.store.schema import KernelRow, StoreEntries, TuneRow
 from clmodes.store.transactions import Database
 
 
@@ -146,6 +146,10 @@ class Store(Database):
     def batch_kernels(self, exact: str, batch: str) -> dict[str, object]:
         """kernel key -> argument info (parsed JSON, None if unreadable) of one batch."""
         return kernel_index.batch_kernels(self, exact, batch)
+
+    def batch_kernel_rows(self, exact: str, batch: str) -> list[KernelRow]:
+        """The kernel index rows of one batch (names, argument info as stored)."""
+        return kernel_index.batch_kernel_rows(self, exact, batch)
 
     def get_binary(self, exact: str, batch: str) -> tuple[bytes, list[str]] | None:
         """A batch's binary and unit keys, or None if absent or failing its checksum."""

@@ -142,12 +142,16 @@ FUZZ = "from support import bundle_fuzz; bundle_fuzz.main()"
 def test_fuzzed_containers_and_payloads_in_a_bounded_process(tmp_path):
     """Hypothesis over the container's bytes and the payload's SQL, in a child with an
     address-space limit and a per-case alarm; every case is refused in one line with the
-    store unchanged, or (a harmless change) imported; never a traceback or a hang."""
+    store unchanged, or (a harmless change) imported; never a traceback or a hang. The
+    narrower populations: bytes after a signed bundle and a size limit below it (always
+    refused), a PoCL binary's paths and argument info (imported only when well-formed)."""
     out = run_python(FUZZ, tmp_path / "cache", CLMODES_FUZZ_DIR=str(tmp_path))
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["refused"] >= report["cases"] * 0.8 and report["cases"] >= 300, report
     assert report["peak_rss_growth_mb"] < 400, report
+    assert all(report["populations"].get(name, 0) >= 20 for name in (
+        "container", "payload", "tail", "limit", "pocl path", "argument info")), report
 
 
 def test_row_counts_and_value_sizes_are_bounded(small_bundle, tmp_path, target, signing_key, monkeypatch):
@@ -157,3 +161,157 @@ def test_row_counts_and_value_sizes_are_bounded(small_bundle, tmp_path, target, 
     monkeypatch.setattr(payloads, "MAX_ROWS", 1000)
     monkeypatch.setattr(payloads, "MAX_TEXT", 5)
     assert "is not a valid text" in refused(small_bundle, tmp_path, target, signing_key)
+
+
+def binary_bundle(tmp_path, signing_key, binary: bytes, args=None) -> bytes:
+    """A bundle, signed by `signing_key`, of one binary for the recorded NVIDIA device
+    (the load check never runs it: no such device here) and its kernel `twice`."""
+    from clmodes import bundle
+    from clmodes.store import Store
+
+    from support.bundles import fixture_device
+
+    device = fixture_device("nvidia-rtx4090-550")
+    store = Store(tmp_path / "maker")
+    store.put_tune(device.fingerprint.model, "op", "k", "c0", {"winner": "w"})
+    store.put_binary(device.fingerprint.exact, "batch-x", ["u1"], binary, [("kernel-x", "twice", args)])
+    bundle.export(tmp_path / "made.clmodes", store=store, sign=signing_key)
+    return (tmp_path / "made.clmodes").read_bytes()
+
+
+@pytest.mark.parametrize("kernels, program, expected", [
+    ({b"twice": [b"/twice/\x01/../../abc.so"]}, b"/program.bc", r"'/twice/\x01/../../abc.so'"),
+    ({b"twice": [b"/twice/0-0-0/../ab.so"]}, b"/program.bc", "'/twice/0-0-0/../ab.so'"),
+    ({b"twice": [b"/twice/0-0-0//wice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
+    ({b"twice": [b"/twice/0-0-0\\twice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
+    ({b"twice": [b"/twic3/0-0-0/twice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
+    ({b"twice": [b"/twice/0-0-0/.twice.so"]}, b"/program.bc", "is not /twice/<dir>/<file>"),
+    ({b"twice": [b"/twice/0-0-0/twice.so"]}, b"/../evil.bc", "'/../evil.bc' where PoCL puts /program.bc"),
+])
+def test_a_pocl_binary_path_of_any_other_shape_is_refused(tmp_path, target, signing_key,
+                                                          kernels, program, expected):
+    """Signed by a trusted key, and still refused: PoCL would write these files by their
+    paths, and a control byte beside a `..` once hid it from a search for `..`."""
+    from support.poclbins import pocl_binary
+
+    data = binary_bundle(tmp_path, signing_key, pocl_binary(kernels, program))
+    line = assert_rejected(data, tmp_path, target, trusted=[public(signing_key)])
+    assert "not laid out as PoCL writes one" in line and expected in line, line
+
+
+def test_a_pocl_binary_is_read_where_pocl_reads_it(tmp_path, target, signing_key):
+    """A `/program.bc` planted in the header, its content spanning the real first file
+    (`/../evil.bc`, which PoCL reads at its fixed offset) must not be where the check
+    starts; and a format whose layout is unknown is refused."""
+    import struct
+
+    from support.poclbins import pocl_binary, real_shape
+
+    evil = bytearray(pocl_binary(real_shape(), b"/../evil.bc"))
+    real_end = 73 + 4 + 11 + 4 + struct.unpack_from("<I", evil, 73 + 4 + 11)[0]
+    planted = b"\x0b\x00\x00\x00/program.bc"
+    evil[40:40 + len(planted) + 4] = planted + struct.pack("<I", real_end - (40 + len(planted) + 4))
+    line = assert_rejected(binary_bundle(tmp_path, signing_key, bytes(evil)), tmp_path, target,
+                           trusted=[public(signing_key)])
+    assert "'/../evil.bc' where PoCL puts /program.bc" in line, line
+    newer = bytearray(pocl_binary(real_shape()))
+    newer[16:20] = struct.pack("<I", 42)
+    line = assert_rejected(binary_bundle(tmp_path, signing_key, bytes(newer)), tmp_path, target,
+                           trusted=[public(signing_key)])
+    assert "its format 42 is not one whose layout clmodes checks (8, 9)" in line, line
+
+
+def test_a_pocl_binary_of_the_shape_pocl_writes_imports(tmp_path, target, signing_key):
+    from clmodes import bundle
+
+    from support.bundles import fixture_device
+    from support.poclbins import pocl_binary, real_shape
+
+    (tmp_path / "ok.clmodes").write_bytes(binary_bundle(tmp_path, signing_key, pocl_binary(real_shape())))
+    report = bundle.install(tmp_path / "ok.clmodes", target, local=[fixture_device("nvidia-rtx4090-550")],
+                            trusted_keys=[public(signing_key)])
+    assert report["added"]["binaries"] == 1
+
+
+@pytest.mark.parametrize("args", [
+    [], [["a"]], [[1, 2, 3]], [["a", "float*", 1]], [["a", 7, True]], [["a", "", True]],
+    [["a", "float*", True, "x"]], [["a", "float*", True], "b"], {"a": 1}, "x", 3,
+])
+def test_malformed_argument_info_is_refused_at_import(tmp_path, target, signing_key, args):
+    """Each passed validation and then ended every later run (an IndexError)."""
+    from support.poclbins import pocl_binary, real_shape
+
+    data = binary_bundle(tmp_path, signing_key, pocl_binary(real_shape()), args=args)
+    line = assert_rejected(data, tmp_path, target, trusted=[public(signing_key)])
+    assert "kernel 'twice' has malformed argument info" in line, line
+
+
+def test_a_bundle_over_the_size_limit_is_refused_before_it_is_read(small_bundle, tmp_path, target,
+                                                                  signing_key, monkeypatch):
+    """A 5 GiB file (sparse: nothing of it is ever written) is refused at once by the
+    default limit, which the line names; the limit is configurable."""
+    huge = tmp_path / "huge.clmodes"
+    with open(huge, "wb") as out:
+        out.write(small_bundle[:200])
+        out.truncate(5 << 30)
+    with pytest.raises(BundleError, match=r"huge.clmodes: 5368709120 bytes, over the bundle size "
+                                          r"limit of 4 GiB; set \$CLMODES_BUNDLE_MAX_SIZE higher"):
+        payloads_install(huge, target)
+    monkeypatch.setenv("CLMODES_BUNDLE_MAX_SIZE", "1K")
+    line = assert_rejected(small_bundle, tmp_path, target, trusted=[public(signing_key)])
+    assert "over the bundle size limit of 1 KiB" in line
+    monkeypatch.setenv("CLMODES_BUNDLE_MAX_SIZE", "lots")
+    assert "CLMODES_BUNDLE_MAX_SIZE='lots': not a size" in assert_rejected(
+        small_bundle, tmp_path, target, trusted=[public(signing_key)])
+    monkeypatch.setenv("CLMODES_BUNDLE_MAX_SIZE", "64 MiB")
+    (tmp_path / "ok.clmodes").write_bytes(small_bundle)
+    assert payloads_install(tmp_path / "ok.clmodes", target, [public(signing_key)])["added"]["tune"] == 2
+
+
+def payloads_install(path, target, trusted=()):
+    from clmodes import bundle
+
+    from support.bundles import fixture_device
+
+    return bundle.install(path, target, local=[fixture_device("nvidia-rtx4090-550")], trusted_keys=trusted)
+
+
+REFUSE_IN_A_CHILD = """
+import json, sys
+from clmodes import bundle
+from clmodes.store import Store
+def peak():
+    return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1]) >> 10
+before = peak()
+try:
+    bundle.install(sys.argv[1], Store(sys.argv[2]), local=[])
+except bundle.BundleError as error:
+    print(json.dumps({"line": str(error), "growth_mb": peak() - before}))
+"""
+
+
+def test_refusing_a_tampered_bundle_holds_no_copy_of_it(tmp_path):
+    """A 96 MB bundle with one byte flipped: refused by its streamed checksum with next
+    to no memory (it once took about five times the file's size)."""
+    import os
+    import subprocess
+    import sys
+
+    from clmodes import bundle
+    from clmodes.store import Store
+
+    from support.subprocesses import environment
+
+    store = Store(tmp_path / "maker")
+    store.put_binary("x | y | 1CU | 1GiB | OpenCL 3.0 | 1.0 | p", "b", ["u"], os.urandom(96 << 20), [])
+    path = tmp_path / "big.clmodes"
+    bundle.export(path, store=store)
+    with open(path, "r+b") as out:
+        out.seek(path.stat().st_size // 2)
+        byte = out.read(1)
+        out.seek(-1, 1)
+        out.write(bytes([byte[0] ^ 1]))
+    out = subprocess.run([sys.executable, "-c", REFUSE_IN_A_CHILD, str(path), str(tmp_path / "user")],
+                         capture_output=True, text=True, env=environment(), timeout=300)
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert "checksum mismatch" in report["line"] and report["growth_mb"] < 32, (report, out.stderr)

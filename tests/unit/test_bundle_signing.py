@@ -144,3 +144,36 @@ def test_removing_the_signature_leaves_an_unsigned_bundle(small_bundle, tmp_path
     unsigned = small_bundle[:small_bundle.index(SIGNATURE_MAGIC)]
     line = assert_rejected(unsigned, tmp_path, target, trusted=[public(signing_key)])
     assert "unsigned" in line
+
+
+def respaced(data: bytes) -> bytes:
+    """The same signature block, its JSON written with other whitespace."""
+    block = data.index(SIGNATURE_MAGIC) + len(SIGNATURE_MAGIC)
+    fields = json.loads(data[block:])
+    return data[:block] + json.dumps(fields, indent=1).replace("\n", " ").encode() + b"\n"
+
+
+def unused_bits(data: bytes) -> bytes:
+    """The same signature with the unused bits of its last base64 digit set: it decodes
+    to the same bytes."""
+    block = data.index(SIGNATURE_MAGIC) + len(SIGNATURE_MAGIC)
+    fields = json.loads(data[block:])
+    text = fields["signature"]
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    last = text.rstrip("=")[-1]
+    fields["signature"] = text.replace(last + "==", alphabet[alphabet.index(last) | 1] + "==")
+    assert base64.b64decode(fields["signature"]) == base64.b64decode(text)
+    return data[:block] + json.dumps(fields, sort_keys=True).encode() + b"\n"
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d + b"\n", lambda d: d + b"\r\n", lambda d: d + b" ", lambda d: d + b"\x00",
+    lambda d: d[:-1] + b"\r\n", respaced, unused_bits,
+], ids=["newline", "crlf", "space", "nul", "cr-before-newline", "respaced", "base64-bits"])
+def test_a_signed_bundle_with_any_byte_changed_or_added_is_refused(
+        small_bundle, tmp_path, target, signing_key, change):
+    """The signature's verdict holds for the exact file: a `\\n` appended once imported."""
+    data = change(small_bundle)
+    assert data != small_bundle
+    line = assert_rejected(data, tmp_path, target, trusted=[public(signing_key)], allow_unsigned=True)
+    assert "signature block" in line
