@@ -91,7 +91,7 @@ def header(report: dict) -> list[str]:
         f"Python {m['python']}",
         f"- devices: {', '.join(report['devices']) or 'none'}",
         f"- clmodes {v['clmodes']} (commit {v.get('commit') or '?'}), pyopencl "
-        f"{v['pyopencl']}, PoCL {', '.join(v['pocl']) or 'absent'} (wheel "
+        f"{v['pyopencl']}, {', '.join(v['pocl']) or 'PoCL absent'} (PoCL wheel "
         f"{v.get('pocl_wheel') or 'absent'}), Intel OpenCL runtime "
         f"{v.get('intel_opencl_rt') or 'absent'}, Kernel Tuner "
         f"{v.get('kernel_tuner') or 'absent'}",

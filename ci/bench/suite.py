@@ -63,7 +63,7 @@ BENCHES: tuple[Bench, ...] = (
     Bench("strategies", "bench_strategies.py", "search strategies on synthetic objectives "
           "(no OpenCL)", devices="first", long=True),
     Bench("matmul_default", "bench_matmul_default.py", "the MLP warm: GEMM space against "
-          "the hand-written candidates", devices="list", long=True),
+          "the hand-written candidates", devices="list", long=True, smoke="setup"),
     Bench("fleet", "bench_fleet.py", "fleet warm over a two-node Ray cluster against "
           "single warms", devices="first", long=True, needs=("ray",), smoke="setup"),
 )
