@@ -30,8 +30,8 @@ order alternating). Printed per runtime and kind: K, batched s, separate s,
 separate/batched, batched and separate s per unit; then the same in this process's CPU
 seconds (builds run on one thread, so CPU time leaves out time-slicing by other work on a
 shared machine, though not a busy sibling hyper-thread: compare pairs, not absolutes).
-The default runs K = 1, 2, 4, ..., 64 (and 128 for small units on PoCL), about 7-8
-minutes for both runtimes on 2 shared cores; --quick K = 1, 4, 16, 32.
+The default runs K = 1, 2, 4, ..., 64 (and 128 for small units on PoCL; minutes for both
+runtimes, docs/benchmarks.md has the run time); --quick K = 1, 4, 16, 32.
 
 `--preprocess` instead measures what preprocessing one unit costs: pcpp (parse + write)
 and libclang (parse a translation unit; and whether its token stream is the expanded one).

@@ -23,7 +23,7 @@
 3. Cost of a dropped launch: `stream.launch` of an obtained kernel under
    COMPILE_AND_AUTOTUNE (verdict COMPILE) and under COMPILE_ONLY (verdict QUEUE).
 
-Keeps to ~3 minutes on a 2-core machine with PoCL.
+Its run time is in docs/benchmarks.md (`ci/bench/run`); `--smoke` takes seconds.
 """
 
 from __future__ import annotations

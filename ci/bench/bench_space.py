@@ -47,12 +47,10 @@ tunes hand-written candidates or a space.
 
 The machine's load average is printed at start and end: on a shared 2-core machine it
 moves every figure. Cost: dominated by PoCL's code generation at each config's first
-launch (~2 s per GEMM config on 2 cores, both tools pay it) and Intel's compiles. Measured
-at a 1-min load of ~3: the defaults (16 configs, the 24-config subspace, sizes 256 and 512,
-MLP at 1024 rows) take 12 minutes on PoCL and 4.5 on Intel; `--quick` (8 configs, a
-12-config subspace, n = 128, MLP at 64 rows) a few minutes per device. The issue's full
-budget (`--configs 64 --subspace 96`) measures ~900 configs per device at two sizes:
-hours on PoCL on such a machine.
+launch (both tools pay it) and Intel's compiles; the defaults' run time per device is in
+docs/benchmarks.md (`ci/bench/run`). `--quick`: 8 configs, a 12-config subspace, n = 128,
+MLP at 64 rows; `--smoke`: seconds. The issue's full budget (`--configs 64 --subspace
+96`) measures ~900 configs per device at two sizes: hours on PoCL on a 2-core machine.
 """
 
 from __future__ import annotations

@@ -42,8 +42,8 @@ So each tool has the same 16 distinct kernels to compile and measure.
    The difference is what a hit adds (target < 20 µs); the winner's candidate function
    called directly splits it into lookup and candidate wrapper.
 
-About 1.5 minutes on an idle 2-core machine with PoCL (3 repetitions; ~2.5 minutes when
-other processes share the cores: the load average is printed, since it moves every figure).
+Its run time, with the load before and after, is in docs/benchmarks.md (`ci/bench/run`
+writes it); the load average is printed too, since it moves every figure.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="cold tuning runs per tool, order alternating (default 3)")
     parser.add_argument("--kernel", choices=sorted(SOURCES), default="naive",
                         help="naive: one work-item per element (default); tiled: local memory "
-                             "tiles (PoCL's code generation at first launch is ~2x slower)")
+                             "tiles (PoCL's code generation at first launch is slower)")
     parser.add_argument("--quick", action="store_true",
                         help="one repetition and fewer samples")
     parser.add_argument("--smoke", action="store_true",

@@ -9,7 +9,8 @@ The workload: `kernels_cl.workloads.mlp` if that exists (`--workload auto`, the 
 S is its row count, $KERNELS_CL_BATCH, default 8192), else `ci/bench/warm_workload.py`
 (`--workload builtin`: 16 stage kernels of one source with different defines, 2 tunables
 with 6 and 4 candidates; 23 kernels, 2 tune keys; S is $WARM_BENCH_SIZE elements, default
-2**18). Either default S executes in ~0.2-0.4 s on 2-core PoCL, so 8S clearly takes longer.
+2**18). Either default S executes long enough that 8S clearly takes longer (the
+`execution_s` figure measures it; a note warns when it is too short).
 With mlp one rep takes minutes (tuning 15 matmul candidates at 8S, PoCL's BINARIES), so
 `--budget` usually stops it after one rep; the builtin workload fits ~2-3 reps.
 
@@ -64,8 +65,8 @@ from warm_report import ratio, summarize, table, verdicts  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-DEFAULT_SIZE = 1 << 18  # warm_workload elements: ~0.4 s of execution on 2-core PoCL
-MLP_DEFAULT_BATCH = 8192  # mlp rows: ~0.2 s of execution on 2-core PoCL
+DEFAULT_SIZE = 1 << 18  # warm_workload elements (execution time: `execution_s` of cold_S)
+MLP_DEFAULT_BATCH = 8192  # mlp rows (likewise)
 PIN_GIB = 2
 BUILTIN = "warm_workload:workload"
 MLP = "kernels_cl.workloads:mlp"

@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-import pyopencl as cl
 
 import clmodes
 import kt_harness
