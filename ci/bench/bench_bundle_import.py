@@ -4,8 +4,8 @@ and without it, side by side.
 
     python ci/bench/bench_bundle_import.py [--json OUT] [--reps N] [--device SUBSTRING] [--smoke]
 
-Once: `clmodes warm kernels_cl.workloads:mlp` on the device (default "portable": PoCL;
-$KERNELS_CL_* sizes apply, defaults are small), `bundle export --sign` with a fresh key.
+Once: `clmodes warm kernels_cl.workloads:mlp` on the device ($CLMODES_DEVICE, else
+"portable": PoCL; $KERNELS_CL_* sizes apply, defaults are small), `bundle export --sign` with a fresh key.
 Then per rep, in turn (rotated, so background load hits both alike), each into a fresh
 store in this process: `bundle.install(..., load_check=True)` and `load_check=False`.
 Prints the medians, their difference (the check's cost: one child process starting
@@ -45,12 +45,14 @@ def make_bundle(folder: Path, device: str | None, workload: str) -> tuple[Path, 
 def main() -> None:
     args_parser = benchlib.parser(__doc__, json_help="write the figures as JSON")
     args_parser.add_argument("--reps", type=int, default=7)
-    args_parser.add_argument("--device", default="portable")
+    args_parser.add_argument("--device", default=os.environ.get("CLMODES_DEVICE") or "portable",
+                             help="$CLMODES_DEVICE, else portable (PoCL)")
     args_parser.add_argument("--smoke", action="store_true", help="seconds (ci/bench/run --smoke)")
     args = args_parser.parse_args()
     workload = "kernels_cl.workloads:mlp"
     if args.smoke:
-        workload, args.reps, args.device = "warm_workload:workload", 1, os.environ.get("CLMODES_DEVICE")
+        workload, args.reps = "warm_workload:workload", 1
+        args.device = os.environ.get("CLMODES_DEVICE")  # unset: the default device
     folder = Path(tempfile.mkdtemp(prefix="clmodes-bench-import-"))
     os.environ["CLMODES_CONFIG_DIR"] = str(folder / "config")
     started = time.perf_counter()

@@ -12,8 +12,9 @@ import os
 import platform
 import re
 import subprocess
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+
+from benchlib import dist_version as _dist
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,16 +35,9 @@ def machine() -> dict[str, object]:
             "os": platform.platform(), "python": platform.python_version()}
 
 
-def _dist(name: str) -> str | None:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return None
-
-
 def _commit() -> str | None:
     try:
-        done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+        done = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
                               capture_output=True, text=True, timeout=10)
         return done.stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
@@ -70,6 +64,10 @@ def _load(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def load_pair(before: float | None, after: float | None) -> str:
+    return f"{_load(before)} -> {_load(after)}"
+
+
 def _value(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g}"
 
@@ -89,7 +87,8 @@ def header(report: dict) -> list[str]:
         f"- date: {report['date']}",
         f"- machine: {m['cpu']}, {m['cores']} cores ({m['arch']}), {m['os']}, "
         f"Python {m['python']}",
-        f"- devices: {', '.join(report['devices']) or 'none'}",
+        "- devices: " + ("; ".join(f"`{d}` = {report.get('device_labels', {}).get(d, d)}"
+                                   for d in report["devices"]) or "none"),
         f"- clmodes {v['clmodes']} (commit {v.get('commit') or '?'}), pyopencl "
         f"{v['pyopencl']}, {', '.join(v['pocl']) or 'PoCL absent'} (PoCL wheel "
         f"{v.get('pocl_wheel') or 'absent'}), Intel OpenCL runtime "
@@ -133,6 +132,8 @@ def render(report: dict) -> str:
             lines += bench_table(name, what, figures)
         else:
             script = next(run["script"] for run in report["runs"] if run["bench"] == name)
-            lines += [f"## {name}", "", f"{what} (`ci/bench/{script}`): no figures in "
-                      "this run (see Runs)."]
+            setup = any(run.get("setup_only") for run in report["runs"] if run["bench"] == name)
+            why = ("its smoke run checks arguments and set-up only" if setup
+                   else "no figures in this run (see Runs)")
+            lines += [f"## {name}", "", f"{what} (`ci/bench/{script}`): {why}."]
     return "\n".join(lines) + "\n"

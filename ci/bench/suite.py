@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchlib import loadavg_1min as load_1min
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
@@ -28,7 +30,7 @@ ROOT = HERE.parent.parent
 class Bench:
     """One benchmark script. `devices`: "each" runs it once per device ($CLMODES_DEVICE),
     "first" once on the first device, "list" once with `--devices A,B` (it runs each
-    device itself). `long`: only with `ci/bench/run --long` or `--only NAME`. `needs`:
+    device itself), "none" once, on no device (no OpenCL). `long`: only with `ci/bench/run --long` or `--only NAME`. `needs`:
     modules without which it is skipped (extras). `smoke`: "run" (tiny but real figures)
     or "setup" (the smoke only parses its arguments and sets up: no ratio expected)."""
 
@@ -61,7 +63,7 @@ BENCHES: tuple[Bench, ...] = (
     Bench("gemm_batch", "bench_gemm_batch.py", "GEMM build time against configs per build",
           long=True),
     Bench("strategies", "bench_strategies.py", "search strategies on synthetic objectives "
-          "(no OpenCL)", devices="first", long=True),
+          "(no OpenCL)", devices="none", long=True),
     Bench("matmul_default", "bench_matmul_default.py", "the MLP warm: GEMM space against "
           "the hand-written candidates", devices="list", long=True, smoke="setup"),
     Bench("fleet", "bench_fleet.py", "fleet warm over a two-node Ray cluster against "
@@ -102,13 +104,6 @@ def ratios(value: object, prefix: str = "") -> dict[str, float]:
         if words & {"ratio", "fraction", "speedup", "over"} and "target" not in words:
             found[prefix] = float(value)
     return found
-
-
-def load_1min() -> float | None:
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
 
 
 @dataclasses.dataclass
