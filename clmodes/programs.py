@@ -1,8 +1,9 @@
 """Held programs: what a server built or loaded, and how its binaries reach the store.
 
 Capture is lazy, never at build time: reading a built program's BINARIES makes PoCL
-generate code for every kernel in it (5.3 s for a 32-kernel program that built in 0.96 s),
-so eager capture would erase the batching gain. `warm()` captures once, at the end, and
+generate code for every kernel in it (several times the build itself: the capture part
+of ci/bench/bench_warm.py's breakdown measures it), so eager capture would erase the
+batching gain. `warm()` captures once, at the end, and
 only what the workload used.
 
 Loading verifies the binary's checksum *before* handing it to the driver (the store does:
@@ -145,8 +146,9 @@ def capture(store: Store, device: Device, held: HeldProgram, units: set[str],
     When the program also holds units nobody used (a tune's losing candidates), a program
     of just these units is built for the capture (`build`, not counted in `builds`: it
     obtains nothing). Reading BINARIES makes PoCL generate code for every kernel of a
-    program, 42 s for the MLP's 26-kernel batch where its 4 used units take a few, and a
-    store or a bundle has no use for losers."""
+    program, far longer for the MLP's whole tune batch than for its few used units
+    (ci/bench/bench_warm.py measures the capture), and a store or a bundle has no use
+    for losers."""
     assert held.source is not None
     batch, program = held.source, held.program
     if units != set(batch.keys):

@@ -283,8 +283,8 @@ TUNABLES: dict[str, Tunable] = {
 
 
 # The GEMM space (kernels_cl.gemm) searched by local search from a few configs known to
-# do well on the kind of device (`start`), generations of 8 (a neighbourhood), 12 configs
-# per key. The kernels do not depend on the shape, so the keys of one workload share their
+# do well on the kind of device (`start`), generations of 8 (a neighbourhood), at most
+# `SPACE_BUDGET` configs per key. The kernels do not depend on the shape, so the keys of one workload share their
 # start configs' builds and PoCL's first-launch code generation.
 def _config(text: str) -> dict:
     return GEMM_SPACE.config(text)
@@ -316,8 +316,8 @@ GPU_START = tuple(_config(text) for text in (
 
 def start_configs(device) -> tuple[dict, ...]:
     """Where the GEMM search starts on `device` (a `clmodes.Device`): the CPU configs on
-    a CPU (on PoCL, a staged config's first launch costs ~2.5 s of code generation
-    against ~0.3 s), the GPU ones on a GPU, both elsewhere."""
+    a CPU (on PoCL, a staged config's first launch costs several times an unstaged one's
+    code generation: `clmodes.tune.starts`), the GPU ones on a GPU, both elsewhere."""
     kind = device.description.device_type
     return CPU_START if kind == "CPU" else GPU_START if kind == "GPU" else CPU_START + GPU_START
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """How OpenCL program build time grows with the number of units in one build, per runtime.
 
-    python ci/bench/bench_batch_size.py [--json OUT] [--devices pocl,intel] [--quick]
+    python ci/bench/bench_batch_size.py [--json OUT] [--devices pocl,intel] [--quick|--smoke]
         [--kinds small,library] [--ks 1,2,4,...] [--reps N] [--launch] [--preprocess]
 
 Standalone: raw pyopencl only (clmodes is not imported). Both caches are off before
@@ -30,8 +30,8 @@ order alternating). Printed per runtime and kind: K, batched s, separate s,
 separate/batched, batched and separate s per unit; then the same in this process's CPU
 seconds (builds run on one thread, so CPU time leaves out time-slicing by other work on a
 shared machine, though not a busy sibling hyper-thread: compare pairs, not absolutes).
-The default runs K = 1, 2, 4, ..., 64 (and 128 for small units on PoCL), about 7-8
-minutes for both runtimes on 2 shared cores; --quick K = 1, 4, 16, 32.
+The default runs K = 1, 2, 4, ..., 64 (and 128 for small units on PoCL; minutes for both
+runtimes, docs/benchmarks.md has the run time); --quick K = 1, 4, 16, 32.
 
 `--preprocess` instead measures what preprocessing one unit costs: pcpp (parse + write)
 and libclang (parse a translation unit; and whether its token stream is the expanded one).
@@ -216,6 +216,9 @@ def parse_args(argv: list[str] | None):
                         help="comma-separated substrings of 'platform / version / device' "
                         "(the device name is left out on PoCL)")
     parser.add_argument("--quick", action="store_true", help="K in 1,4,16,32 only")
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: small units, K in 1,2, one rep, the first device "
+                             "(ci/bench/run --smoke)")
     parser.add_argument("--kinds", default="small,library")
     parser.add_argument("--ks", help="comma-separated K (default 1..64, and 128 for "
                         "small units on PoCL)")
@@ -226,7 +229,10 @@ def parse_args(argv: list[str] | None):
                         help="measure pcpp and libclang per unit instead of builds")
     parser.add_argument("--pre-units", type=int, default=20,
                         help="units per preprocessing figure")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.kinds, args.ks, args.reps = "small", "1,2", 1
+    return args
 
 
 def sizes_for(device: cl.Device, kinds: list[str], args) -> dict[str, list[int]]:
@@ -249,6 +255,8 @@ def measure_builds(kinds: list[str], args) -> list[dict] | None:
     if not devices:
         print(f"no device matches {args.devices!r}", file=sys.stderr)
         return None
+    if args.smoke:
+        devices = devices[:1]
     reps = args.reps or 2
     return [measure_device(device, kinds, sizes_for(device, kinds, args), reps, args.launch)
             for device in devices]
@@ -259,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds = [k for k in args.kinds.split(",") if k]
     warnings.simplefilter("ignore", cl.CompilerWarning)
 
-    results: dict = {"machine": platform.node(), "cpus": os.cpu_count(),
+    results: dict = {"machine": platform.node(), "cpus": os.cpu_count(), "smoke": args.smoke,
                      "load_before": benchlib.loadavg(), "date": time.strftime("%F %T")}
     started = time.perf_counter()
     if args.preprocess:

@@ -2,14 +2,16 @@
 """What the import's child-process load check costs: a kernels_cl MLP bundle imported with
 and without it, side by side.
 
-    python ci/bench/bench_bundle_import.py [--json OUT] [--reps N] [--device SUBSTRING]
+    python ci/bench/bench_bundle_import.py [--json OUT] [--reps N] [--device SUBSTRING] [--smoke]
 
-Once: `clmodes warm kernels_cl.workloads:mlp` on the device (default "portable": PoCL;
-$KERNELS_CL_* sizes apply, defaults are small), `bundle export --sign` with a fresh key.
+Once: `clmodes warm kernels_cl.workloads:mlp` on the device ($CLMODES_DEVICE, else
+"portable": PoCL; $KERNELS_CL_* sizes apply, defaults are small), `bundle export --sign` with a fresh key.
 Then per rep, in turn (rotated, so background load hits both alike), each into a fresh
 store in this process: `bundle.install(..., load_check=True)` and `load_check=False`.
 Prints the medians, their difference (the check's cost: one child process starting
 Python, pyopencl and the platforms, then loading each binary) and their ratio.
+`--smoke`: `ci/bench/warm_workload.py` at 4096 elements instead of the MLP, one rep, on
+$CLMODES_DEVICE or the default device.
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 import benchlib  # noqa: E402
 
 
-def make_bundle(folder: Path, device: str) -> tuple[Path, Path]:
-    env = {**os.environ, "CLMODES_CACHE_DIR": str(folder / "maker"), "CLMODES_DEVICE": device,
-           "PYTHONPATH": os.pathsep.join([str(benchlib.ROOT), os.environ.get("PYTHONPATH", "")])}
+def make_bundle(folder: Path, device: str | None, workload: str) -> tuple[Path, Path]:
+    env = {**os.environ, "CLMODES_CACHE_DIR": str(folder / "maker"), "WARM_BENCH_SIZE": "4096",
+           "PYTHONPATH": os.pathsep.join([str(benchlib.ROOT), str(benchlib.ROOT / "ci" / "bench"),
+                                          os.environ.get("PYTHONPATH", "")])}
+    if device:
+        env["CLMODES_DEVICE"] = device
     key, path = folder / "publisher.key", folder / "mlp.clmodes"
-    for args in (["bundle", "keygen", str(key)], ["warm", "kernels_cl.workloads:mlp"],
+    for args in (["bundle", "keygen", str(key)], ["warm", workload],
                  ["bundle", "export", str(path), "--sign", str(key)]):
         subprocess.run([sys.executable, "-m", "clmodes", *args], env=env, check=True,
                        stdout=subprocess.DEVNULL)
@@ -40,12 +45,18 @@ def make_bundle(folder: Path, device: str) -> tuple[Path, Path]:
 def main() -> None:
     args_parser = benchlib.parser(__doc__, json_help="write the figures as JSON")
     args_parser.add_argument("--reps", type=int, default=7)
-    args_parser.add_argument("--device", default="portable")
+    args_parser.add_argument("--device", default=os.environ.get("CLMODES_DEVICE") or "portable",
+                             help="$CLMODES_DEVICE, else portable (PoCL)")
+    args_parser.add_argument("--smoke", action="store_true", help="seconds (ci/bench/run --smoke)")
     args = args_parser.parse_args()
+    workload = "kernels_cl.workloads:mlp"
+    if args.smoke:
+        workload, args.reps = "warm_workload:workload", 1
+        args.device = os.environ.get("CLMODES_DEVICE")  # unset: the default device
     folder = Path(tempfile.mkdtemp(prefix="clmodes-bench-import-"))
     os.environ["CLMODES_CONFIG_DIR"] = str(folder / "config")
     started = time.perf_counter()
-    path, public = make_bundle(folder, args.device)
+    path, public = make_bundle(folder, args.device, workload)
     print(f"warm + export: {time.perf_counter() - started:.1f} s", flush=True)
 
     from clmodes import bundle
@@ -69,6 +80,8 @@ def main() -> None:
     print(f"the check costs {(with_check - without) * 1000:.0f} ms, "
           f"{with_check / without:.1f}x the import without it")
     benchlib.write_json(args.json, {"with_check_s": times[True], "without_check_s": times[False],
+                                    "ratio_with_check_over_without": with_check / without,
+                                    "workload": workload, "smoke": args.smoke,
                                     "binaries": binaries, "bundle_bytes": path.stat().st_size})
 
 

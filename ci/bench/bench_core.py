@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Core benchmarks of clmodes, measured side by side in one run on one OpenCL device.
 
-    python ci/bench/bench_core.py [--json OUT] [--quick]
+    python ci/bench/bench_core.py [--json OUT] [--quick|--smoke]
 
 1. Cold compile: time to obtain K kernels (one source with helper functions, a file-scope
    macro and a typedef; K variants differing only by defines)
@@ -23,7 +23,7 @@
 3. Cost of a dropped launch: `stream.launch` of an obtained kernel under
    COMPILE_AND_AUTOTUNE (verdict COMPILE) and under COMPILE_ONLY (verdict QUEUE).
 
-Keeps to ~3 minutes on a 2-core machine with PoCL.
+Its run time is in docs/benchmarks.md (`ci/bench/run`); `--smoke` takes seconds.
 """
 
 from __future__ import annotations
@@ -325,16 +325,23 @@ def table(results: dict[str, object]) -> str:
 
 def parse_args(argv: list[str] | None):
     parser = benchlib.parser(__doc__, json_help="write every figure as a JSON dict to OUT",
-                             quick_help="small sizes, for a smoke test")
+                             quick_help="small sizes")
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: K = 2, one corpus group, few launches (ci/bench/run --smoke)")
     parser.add_argument("--seq-limit", type=float, default=60.0, metavar="S",
                         help="extrapolate a sequential side estimated over S seconds (default 60)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser.parse_args(argv)
 
 
-def measure(client: clmodes.Client, quick: bool, seq_limit: float, log) -> dict[str, object]:
-    """Parts 1, 1b, 2 and 3 at the --quick or full sizes."""
-    if quick:
+def measure(client: clmodes.Client, quick: bool, seq_limit: float, log,
+            smoke: bool = False) -> dict[str, object]:
+    """Parts 1, 1b, 2 and 3 at the --smoke, --quick or full sizes."""
+    groups = None
+    if smoke:
+        ks, batched_reps, seq_reps, subset = [2], 1, {2: 1}, 2
+        launches, rounds, dropped_calls, groups = 500, 2, 2000, 1
+    elif quick:
         ks, batched_reps, seq_reps, subset = [4, 8], 2, {4: 2, 8: 1}, 4
         launches, rounds, dropped_calls = 2000, 4, 20000
     else:
@@ -345,7 +352,7 @@ def measure(client: clmodes.Client, quick: bool, seq_limit: float, log) -> dict[
         CompileBench(client), ks, batched_reps, seq_reps, seq_limit, subset, log
     )
     log("1b. cold compile of the batching corpus")
-    corpus_results = run_corpus(client, 1 if quick else 2, log)
+    corpus_results = run_corpus(client, 1 if quick or smoke else 2, log, groups)
     log("2./3. launch paths")
     launch_result, dropped_result = run_launch(client, launches, rounds, dropped_calls, log)
     return {"compile": compile_results, "corpus": corpus_results,
@@ -359,11 +366,12 @@ def main(argv: list[str] | None = None) -> int:
     load_before = benchlib.warn_if_loaded(log)
     client = clmodes.client()
     log(f"device: {client.device.label}")
-    figures = measure(client, args.quick, args.seq_limit, log)
+    figures = measure(client, args.quick, args.seq_limit, log, args.smoke)
     results = {
         "meta": {
             **benchlib.run_meta(client.device),
             "quick": args.quick,
+            "smoke": args.smoke,
             "total_s": time.perf_counter() - started,
             "loadavg_1min_before": load_before,
             "loadavg_1min_after": loadavg_1min(),

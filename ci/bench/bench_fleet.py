@@ -4,6 +4,7 @@ single-machine `clmodes warm` runs it replaces, measured side by side in one run
 
     python ci/bench/bench_fleet.py [--reps N] [--workload MODULE:FUNCTION] [--json OUT]
     python ci/bench/bench_fleet.py --spread [--reps N] [--workload ...] [--json OUT]
+    python ci/bench/bench_fleet.py --smoke [--json OUT]
 
 The fleet is a real Ray cluster on this machine inside a network and PID namespace of
 its own (`tests/support/fleet_cluster.py`): a PoCL-only head and an Intel-only worker,
@@ -129,8 +130,16 @@ def main() -> int:
     parser.add_argument("--pin", action="store_true",
                         help="with --spread: pin each Intel node to a CPU of its own (taskset)")
     parser.add_argument("--json", default=None, metavar="OUT")
+    parser.add_argument("--smoke", action="store_true",
+                        help="arguments and set-up only (is a test cluster usable here?), no "
+                             "cluster started: starting one takes minutes (ci/bench/run --smoke)")
     args = parser.parse_args()
     reason = FleetCluster.unusable()
+    if args.smoke:
+        print(f"bench_fleet --smoke: test cluster {'unusable: ' + reason if reason else 'usable'}")
+        if args.json:
+            Path(args.json).write_text(json.dumps({"smoke": "setup", "cluster_unusable": reason}))
+        return 0
     if reason:
         raise SystemExit(f"bench_fleet: {reason}")
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()

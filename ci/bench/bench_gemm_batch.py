@@ -2,6 +2,7 @@
 """Build time of GEMM configs against how many share one build: the generation size.
 
     CLMODES_DEVICE=portable python ci/bench/bench_gemm_batch.py [--ks 1,2,4,8,16,32] [--separate 4]
+        [--json OUT] [--smoke]
 
 Through clmodes, as a tune does it: K configs of `kernels_cl.gemm.GEMM_SPACE` (a seeded
 sample, different configs for every K) are launched under COMPILE_ONLY (queued), then
@@ -25,7 +26,6 @@ import benchlib
 benchlib.cold_caches()
 benchlib.temp_store("clmodes-bench-gemm-batch-")
 
-import argparse  # noqa: E402
 import random  # noqa: E402
 import time  # noqa: E402
 
@@ -74,11 +74,16 @@ def separate(stream, configs, arrays) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = benchlib.parser(__doc__, json_help="write the figures as JSON to OUT")
     parser.add_argument("--ks", default="1,2,4,8,16,32")
     parser.add_argument("--separate", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: K = 2 and 1 separate (ci/bench/run --smoke)")
     args = parser.parse_args()
+    if args.smoke:
+        args.ks, args.separate = "2", 1
+    load_before = benchlib.loadavg_1min()
     stream = clmodes.client().stream()
     print(f"== {stream.device.label}; load {benchlib.loadavg()}", flush=True)
     arrays = [cla.zeros(stream.queue, (SIZE, SIZE), np.float32) for _ in range(3)]
@@ -88,18 +93,25 @@ def main() -> None:
     print(f"{'K':>4} {'batched s':>10} {'s/config':>9} {'build s':>8} {'first launches s':>17} "
           f"{'cpu s/config':>13}", flush=True)
     per_config = {}
+    rows = []
     for k in ks:
         seconds, built, cpu = batched(stream, gemm.GEMM_SPACE.sample(rng, k), arrays)
         per_config[k] = cpu / k
+        rows.append({"k": k, "seconds": seconds, "build_s": built, "cpu_s_per_config": cpu / k})
         print(f"{k:>4} {seconds:>10.2f} {seconds / k:>9.3f} {built:>8.2f} {seconds - built:>17.2f} "
               f"{cpu / k:>13.3f}", flush=True)
+    figures: dict = {"device": stream.device.label, "smoke": args.smoke, "batched": rows}
     if args.separate:
         seconds, cpu = separate(stream, gemm.GEMM_SPACE.sample(rng, args.separate), arrays)
         each = cpu / args.separate
+        figures["separate_cpu_s_per_config"] = each
+        figures.update({f"cpu_separate_over_batched_k{k}": each / v for k, v in per_config.items()})
         print(f"separate: {args.separate} builds {seconds:.2f} s, {seconds / args.separate:.3f} "
               f"s/config, cpu {each:.3f} s/config; "
               + ", ".join(f"cpu separate/batched at K={k}: {each / v:.2f}" for k, v in per_config.items()))
     print(f"load after {benchlib.loadavg()}")
+    figures["load_1min"] = [load_before, benchlib.loadavg_1min()]
+    benchlib.write_json(args.json, figures)
 
 
 if __name__ == "__main__":

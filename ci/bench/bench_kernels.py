@@ -2,7 +2,7 @@
 """kernels_cl matmul: the tuned winner against the naive candidate and numpy, in one run.
 
     python ci/bench/bench_kernels.py [--json OUT] [--size N ...] [--dtype float32]
-                                     [--device SELECTOR] [--repeat R] [--rounds K]
+                                     [--device SELECTOR] [--repeat R] [--rounds K] [--smoke]
 
 On the selected device ($CLMODES_DEVICE, else the first; or --device), for each N
 (default 512), an N x N @ N x N product:
@@ -114,14 +114,16 @@ def bench(stream: clmodes.Stream, n: int, dtype: np.dtype, repeat: int, rounds: 
     kernels_cl.matmul(stream, a, b, out=out)  # tunes (one batch build, then measures)
     stream.finish()
     tune_s = time.perf_counter() - started
-    tunable = MATMUL.TUNABLES[np.dtype(dtype).name]
+    # the tunable the call used (the GEMM space by default, `KERNELS_CL_MATMUL` selects)
+    tunable = MATMUL.tunable(np.dtype(dtype).name)
     winner = tunable.winner(stream, out, a, b)
+    naive = MATMUL.TUNABLES[np.dtype(dtype).name].candidates[MATMUL.NAIVE_CANDIDATE]
     ref = a_host.astype(np.float64) @ b_host.astype(np.float64)
     error = float(np.max(np.abs(out.get() - ref)))
 
     flops = 2.0 * n ** 3
     names = {"tuned": winner, "naive": MATMUL.NAIVE_CANDIDATE}
-    timings = _interleaved({label: tunable.candidates[name] for label, name in names.items()},
+    timings = _interleaved({"tuned": tunable.choices.get(winner), "naive": naive},
                            stream, out, a, b, repeat, rounds)
     # numpy before and after the OpenCL work; the better of the two (the least disturbed)
     timings["numpy"] = {"wall_s": min(numpy_before, _time_numpy(a_host, b_host, repeat, rounds))}
@@ -176,7 +178,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="calls per timed round")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds per side")
     parser.add_argument("--strict", action="store_true", help="exit 1 if tuned < 4x naive")
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: N = 64, one call per round, 2 rounds (ci/bench/run --smoke)")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.size, args.repeat, args.rounds = [64], 1, 2
 
     stream = clmodes.client(args.device).stream("bench-kernels")
     device = stream.device.label
@@ -190,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         "blas": _blas(),
         "cpus": os.cpu_count(),
         "target_tuned_over_naive": TARGET,
+        "smoke": args.smoke,
         "results": results,
     }, newline=False)
     missed = any(r["tuned_over_naive"] < TARGET for r in results)

@@ -2,7 +2,7 @@
 (released buffers, buffers of another context) and with them switched off, beside the raw
 pyopencl call, interleaved in one run.
 
-    python ci/bench/bench_launch_checks.py [--json OUT] [--quick]
+    python ci/bench/bench_launch_checks.py [--json OUT] [--quick|--smoke]
 
 Uses `launch_paths.py`'s tiny kernel (one buffer, one int) and its gated (host side only)
 and free-running measurements. The checks guard runtimes that follow bad handles (PoCL,
@@ -63,14 +63,16 @@ def figures(times: dict[str, list[float]]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = benchlib.parser(__doc__, json_help="write the figures as JSON to OUT",
-                           quick_help="fewer launches").parse_args(argv)
+    parser = benchlib.parser(__doc__, json_help="write the figures as JSON to OUT",
+                             quick_help="fewer launches")
+    parser.add_argument("--smoke", action="store_true", help="seconds (ci/bench/run --smoke)")
+    args = parser.parse_args(argv)
     load_before = benchlib.loadavg_1min()
     client = clmodes.client()
     sides = make_sides(client)
     warm_up(sides)
     launchable = client.server.ready(sides.kernel)
-    launches, rounds = (4000, 8) if args.quick else (40000, 80)
+    launches, rounds = (400, 4) if args.smoke else (4000, 8) if args.quick else (40000, 80)
     per_round = launches // rounds
     results = {"device": client.device.label, "guarded": launchable.buffer_slots is not None,
                "launches_per_side": launches, "rounds": rounds}

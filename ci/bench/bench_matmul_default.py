@@ -2,7 +2,7 @@
 """The README's main job on each matmul tunable: the GEMM space against the 15 candidates.
 
     python ci/bench/bench_matmul_default.py [--devices portable,intel] [--reps 2]
-        [--workload kernels_cl.workloads:mlp] [--json OUT]
+        [--workload kernels_cl.workloads:mlp] [--json OUT] [--quick|--smoke]
 
 Issue 15 asks that `kernels_cl.matmul` tune a real space by default while keeping
 `clmodes warm kernels_cl.workloads:mlp` within today's time and choosing at least as fast
@@ -114,13 +114,34 @@ def compare(stores: dict[str, str]) -> list[dict]:
     return rows
 
 
-def compare_in_child(device: str, stores: dict[str, str]) -> list[dict]:
+def compare_in_child(device: str, stores: dict[str, str], smoke: bool = False) -> list[dict]:
     env = {**os.environ, "CLMODES_DEVICE": device}
-    done = subprocess.run([sys.executable, __file__, "--compare", json.dumps(stores)],
+    done = subprocess.run([sys.executable, __file__, "--compare", json.dumps(stores),
+                           *(["--smoke"] if smoke else [])],
                           env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"compare on {device} failed: {done.stderr.strip()[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def set_up_only(workload: str) -> dict[str, str]:
+    """What each side's matmul tunes, and that the workload imports (no OpenCL work)."""
+    import importlib
+
+    module, _, function = workload.partition(":")
+    if not callable(getattr(importlib.import_module(module), function, None)):
+        raise SystemExit(f"{workload}: not a callable")
+    matmul = importlib.import_module("kernels_cl.matmul")
+    sides = {}
+    for side in SIDES:
+        os.environ["KERNELS_CL_MATMUL"] = side
+        tunable = matmul.tunable("float32")
+        sides[side] = (f"{len(tunable.space)} configs" if getattr(tunable, "space", None)
+                       else f"{len(tunable.candidates)} candidates")
+    del os.environ["KERNELS_CL_MATMUL"]
+    print(f"bench_matmul_default --smoke: {workload}; " + ", ".join(
+        f"{side}: {what}" for side, what in sides.items()))
+    return sides
 
 
 def main() -> None:
@@ -129,9 +150,23 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--workload", default="kernels_cl.workloads:mlp")
     parser.add_argument("--compare", help=argparse.SUPPRESS)  # the child's side
+    parser.add_argument("--quick", action="store_true",
+                        help="a tiny MLP (16 rows, width 32, one layer), one rep, one device, "
+                             "2 rounds of 2 runs: under a minute")
+    parser.add_argument("--smoke", action="store_true",
+                        help="arguments and set-up only: both sides' tunables and the workload "
+                             "resolve, nothing warmed (ci/bench/run --smoke)")
     args = parser.parse_args()
+    if args.quick or args.smoke:
+        global ROUNDS, RUNS
+        ROUNDS, RUNS, args.reps = 2, 2, 1
+        args.devices = os.environ.get("CLMODES_DEVICE") or args.devices.split(",")[0]
+        os.environ.update(KERNELS_CL_BATCH="16", KERNELS_CL_HIDDEN="32", KERNELS_CL_LAYERS="1")
     if args.compare:
         print(json.dumps(compare(json.loads(args.compare))))
+        return
+    if args.smoke:
+        benchlib.write_json(args.json, {"smoke": "setup", "sides": set_up_only(args.workload)})
         return
     results = []
     for device in args.devices.split(","):
@@ -143,7 +178,7 @@ def main() -> None:
                 store = tempfile.mkdtemp(prefix=f"clmodes-bench-default-{side}-")
                 walls[side].append(warm_once(device, side, args.workload, store))
                 last[side] = store
-        keys = compare_in_child(device, last)
+        keys = compare_in_child(device, last, args.smoke)
         after = benchlib.loadavg_1min()
         print(f"== {device}: {args.workload}, {args.reps} reps{benchlib.load_text(before, after)}")
         for side in SIDES:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Throughput probe benchmark: `clmodes.probe`'s figures beside what numpy achieves.
 
-    python ci/bench/bench_probe.py [--json OUT] [--copy-mib N] [--matmul N] [--reps N]
+    python ci/bench/bench_probe.py [--json OUT] [--copy-mib N] [--matmul N] [--reps N] [--smoke]
 
 The device: `$CLMODES_DEVICE` selects (an index into `clmodes devices`, or a substring of
 "platform / device"); unset, PoCL. Intel's CPU runtime, when installed in this environment
@@ -127,7 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copy-mib", type=int, default=256, help="numpy copy size (MiB)")
     parser.add_argument("--matmul", type=int, default=2048, help="numpy matmul size n")
     parser.add_argument("--reps", type=int, default=7, help="timed numpy runs")
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: numpy at 4 MiB and n = 128, 2 runs (ci/bench/run --smoke)")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.copy_mib, args.matmul, args.reps = 4, 128, 2
     warnings.filterwarnings("ignore", category=cl.CompilerWarning)
 
     client = _device()
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     print_figures(client, result, load, wall, cached_us)
     print_side_by_side(result, copy, matmul, args)
     write_json(args.json, {
-        "device": client.device.label, "load_average": load, "probe_wall_s": wall,
+        "device": client.device.label, "load_average": load, "smoke": args.smoke, "probe_wall_s": wall,
         "cached_call_us": cached_us, "probe": result.as_dict(),
         "numpy_copy": copy, "numpy_matmul": matmul,
         "ratio_probe_copy_over_numpy_copy": result.copy_gbps / copy["median_gbps"],

@@ -2,7 +2,7 @@
 """Tuning-space benchmark: clmodes' `Tunable(space=...)` against Kernel Tuner on the GEMM space.
 
     python ci/bench/bench_space.py [--devices portable,intel] [--sizes 256,512] [--configs 16]
-                                   [--subspace 24] [--no-mlp] [--quick] [--json OUT]
+                                   [--subspace 24] [--no-mlp] [--quick|--smoke] [--json OUT]
 
 Needs the `bench` extra (Kernel Tuner 1.x). One device per process: $CLMODES_DEVICE, or
 `--devices a,b`, which runs this script once per device (a subprocess each, in turn) and
@@ -47,12 +47,10 @@ tunes hand-written candidates or a space.
 
 The machine's load average is printed at start and end: on a shared 2-core machine it
 moves every figure. Cost: dominated by PoCL's code generation at each config's first
-launch (~2 s per GEMM config on 2 cores, both tools pay it) and Intel's compiles. Measured
-at a 1-min load of ~3: the defaults (16 configs, the 24-config subspace, sizes 256 and 512,
-MLP at 1024 rows) take 12 minutes on PoCL and 4.5 on Intel; `--quick` (8 configs, a
-12-config subspace, n = 128, MLP at 64 rows) a few minutes per device. The issue's full
-budget (`--configs 64 --subspace 96`) measures ~900 configs per device at two sizes:
-hours on PoCL on such a machine.
+launch (both tools pay it) and Intel's compiles; the defaults' run time per device is in
+docs/benchmarks.md (`ci/bench/run`). `--quick`: 8 configs, a 12-config subspace, n = 128,
+MLP at 64 rows; `--smoke`: seconds. The issue's full budget (`--configs 64 --subspace
+96`) measures ~900 configs per device at two sizes: hours on PoCL on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -65,7 +63,6 @@ if __name__ == "__main__":
     _CACHE_DIR = benchlib.temp_store("clmodes-bench-space-")
 
 import json  # noqa: E402
-import logging  # noqa: E402
 import os  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -105,8 +102,15 @@ def parse_args(argv):
     parser.add_argument("--mlp-size", type=int, default=1024, help="S: MLP rows")
     parser.add_argument("--no-mlp", action="store_true", help="skip the MLP warm part")
     parser.add_argument("--no-tune", action="store_true", help="only the MLP warm part")
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: n=64, 2 configs, the random family only, no MLP, "
+                             "no Kernel Tuner answer check (ci/bench/run --smoke)")
     args = parser.parse_args(argv)
-    if args.quick:
+    args.families = None
+    if args.smoke:
+        args.sizes, args.configs, args.subspace, args.rounds = "64", 2, 12, 1
+        args.no_mlp, args.families = True, {"random"}
+    elif args.quick:
         args.sizes, args.configs, args.subspace, args.rounds, args.mlp_size = "128", 8, 12, 3, 64
     args.size_list = [int(s) for s in args.sizes.split(",") if s.strip()]
     return args
@@ -118,7 +122,7 @@ def forwarded(args) -> list[str]:
            str(args.subspace), "--kt-local", args.kt_local, "--rounds", str(args.rounds),
            "--seed", str(args.seed), "--mlp-size", str(args.mlp_size)]
     flags = [flag for flag, on in (("--no-mlp", args.no_mlp), ("--no-tune", args.no_tune),
-                                   ("--quiet", args.quiet)) if on]
+                                   ("--quiet", args.quiet), ("--smoke", args.smoke)) if on]
     return out + flags
 
 
@@ -153,8 +157,10 @@ def run_size(setup: dict, n: int, args, log) -> dict:
         raise RuntimeError(f"the exhaustive subspace has {len(subspace)} configs, not "
                            f"{args.subspace}: GEMM_SPACE changed; update SUBSPACES")
     runs = []
-    for index, plan in enumerate(sides.plans(GEMM_SPACE, subspace, args.configs, args.seed,
-                                             args.kt_local)):
+    plans = [plan for plan in sides.plans(GEMM_SPACE, subspace, args.configs, args.seed,
+                                          args.kt_local)
+             if args.families is None or plan.label in args.families]
+    for index, plan in enumerate(plans):
         pair = {"family": plan.label, "space_size": len(plan.space)}
         order = ["clmodes", "kernel_tuner"] if index % 2 == 0 else ["kernel_tuner", "clmodes"]
         for tool in order:
@@ -217,23 +223,20 @@ def run_mlp(size: int, log) -> dict:
     return figures
 
 
-def set_up(log, check: bool = True) -> dict:
-    import kernel_tuner
-
+def set_up(log, kernel_tuner, check: bool = True) -> dict:
     import clmodes
+    import kt_harness
     import space_sides as sides
     from kernels_cl.gemm import GEMM_SPACE
-    from tune_sides import kt_device_indices
 
-    logging.getLogger("kernel_tuner").setLevel(logging.WARNING)
     client = clmodes.client()
     stream = client.stream("bench-space")
-    where = kt_device_indices(client.device.cl_device)
+    where = kt_harness.device_indices(client.device.cl_device)
     log(f"device: {client.device.label}")
     verified = (sides.check_kernel_tuner(kernel_tuner, where, sides.problem(stream, 96),
                                          GEMM_SPACE) if check else 0)
     return {"client": client, "stream": stream, "where": where, "kt": kernel_tuner,
-            "builds": sides.BuildCounter(), "kt_verified_configs": verified,
+            "builds": kt_harness.BuildCounter(), "kt_verified_configs": verified,
             "kt_version": kernel_tuner.__version__}
 
 
@@ -243,7 +246,12 @@ def run_device(args) -> int:
         log("warning: not run as a script; PoCL's kernel cache or the store may be warm")
     started = time.perf_counter()
     load_before = benchlib.loadavg()
-    setup = set_up(log, check=not args.no_tune)
+    import kt_harness
+
+    kernel_tuner = kt_harness.import_kernel_tuner("bench_space")
+    if kernel_tuner is None:
+        return 2
+    setup = set_up(log, kernel_tuner, check=not (args.no_tune or args.smoke))
     sizes = [] if args.no_tune else [run_size(setup, n, args, log) for n in args.size_list]
     log(f"tuning part done in {time.perf_counter() - started:.0f} s, load {benchlib.loadavg()}")
     mlp = None
@@ -261,7 +269,7 @@ def run_device(args) -> int:
                  "kt_verified_configs": setup["kt_verified_configs"], "configs": args.configs,
                  "subspace": args.subspace, "subspace_fixed": SUBSPACES[args.subspace],
                  "kt_local": args.kt_local, "rounds": args.rounds, "seed": args.seed,
-                 "quick": args.quick, "loadavg_before": load_before,
+                 "quick": args.quick, "smoke": args.smoke, "loadavg_before": load_before,
                  "loadavg_after": benchlib.loadavg(),
                  "total_s": time.perf_counter() - started},
         "sizes": sizes,

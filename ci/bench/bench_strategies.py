@@ -1,11 +1,10 @@
 #!/usr/bin/env python
 """Search strategies on synthetic objectives over the GEMM space, at equal config budgets.
 
-    python ci/bench/bench_strategies.py [--seeds 100] [--budgets 32,64,128]
+    python ci/bench/bench_strategies.py [--seeds 100] [--budgets 32,64,128] [--json OUT] [--smoke]
 
-No OpenCL: each seed draws an objective over `kernels_cl.gemm.GEMM_SPACE` (11688 valid; the
-README's table was measured on its 10-parameter form, 3954
-configs) and every strategy searches it with `Budget(configs=B)`. Three objective kinds:
+No OpenCL: each seed draws an objective over `kernels_cl.gemm.GEMM_SPACE` (its size is
+printed) and every strategy searches it with `Budget(configs=B)`. Three objective kinds:
 
 - smooth: a product over parameters of ``1 + w * (position - optimum)^2`` (positions
   along each value list, the optimum and weights drawn per seed) times pairwise terms
@@ -22,7 +21,6 @@ objective per seed; seeds of strategies and objectives are independent.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import math
 import random
@@ -32,6 +30,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib  # noqa: E402
 
 from clmodes.tune import Budget, Genetic, LocalSearch, RandomSample, run_search  # noqa: E402
 from kernels_cl.gemm import GEMM_SPACE  # noqa: E402
@@ -63,7 +63,10 @@ def objective(seed: int, kind: str):
     return true
 
 
-def run(kinds, budgets, seeds):
+def run(kinds, budgets, seeds) -> dict:
+    """Prints the table; returns, per kind, budget and strategy, the mean picked/best and
+    the fraction of seeds within 1.05."""
+    figures: dict = {}
     strategies = {
         "random": lambda b, s: RandomSample(b, seed=s),
         "local": lambda b, s: LocalSearch(seed=s),
@@ -91,21 +94,32 @@ def run(kinds, budgets, seeds):
                     assert len(measured) <= budget
                     picked = min((s, n) for n, s in measured.items() if s is not None)[1]
                     row[name].append(values[picked] / best)
+            figures.setdefault(kind, {})[f"budget_{budget}"] = {
+                name: {"mean_picked_over_best": statistics.mean(r),
+                       "fraction_within_1_05": sum(x <= 1.05 for x in r) / len(r)}
+                for name, r in row.items()}
             print(f"{budget:>7} " + " ".join(
                 f"{statistics.mean(r):>10.3f} ({sum(x <= 1.05 for x in r) / len(r):>4.0%})"
                 for r in row.values()), flush=True)
+    return figures
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = benchlib.parser(__doc__, json_help="write the figures as JSON to OUT")
     parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--budgets", default="32,64,128")
     parser.add_argument("--kinds", default="smooth,rugged,noisy")
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: 2 seeds, budget 16, smooth (ci/bench/run --smoke)")
     args = parser.parse_args()
+    if args.smoke:
+        args.seeds, args.budgets, args.kinds = 2, "16", "smooth"
     started = time.perf_counter()
     print(f"space: {len(SPACE)} valid configs of a {SPACE.product_size} product")
-    run(args.kinds.split(","), [int(b) for b in args.budgets.split(",")], args.seeds)
+    figures = run(args.kinds.split(","), [int(b) for b in args.budgets.split(",")], args.seeds)
     print(f"\n{time.perf_counter() - started:.0f} s")
+    benchlib.write_json(args.json, {"space_configs": len(SPACE), "seeds": args.seeds,
+                                    "smoke": args.smoke, "kinds": figures})
 
 
 if __name__ == "__main__":

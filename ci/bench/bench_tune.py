@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Autotuning benchmark: clmodes' `Tunable` against Kernel Tuner, side by side on one device.
 
-    python ci/bench/bench_tune.py [--json OUT] [--reps N] [--kernel naive|tiled] [--quick]
+    python ci/bench/bench_tune.py [--json OUT] [--reps N] [--kernel naive|tiled] [--quick|--smoke]
 
 Needs the `bench` extra (`pip install -e .[bench]`: Kernel Tuner 1.x).
 
@@ -42,8 +42,8 @@ So each tool has the same 16 distinct kernels to compile and measure.
    The difference is what a hit adds (target < 20 µs); the winner's candidate function
    called directly splits it into lookup and candidate wrapper.
 
-About 1.5 minutes on an idle 2-core machine with PoCL (3 repetitions; ~2.5 minutes when
-other processes share the cores: the load average is printed, since it moves every figure).
+Its run time, with the load before and after, is in docs/benchmarks.md (`ci/bench/run`
+writes it); the load average is printed too, since it moves every figure.
 """
 
 from __future__ import annotations
@@ -60,7 +60,6 @@ if __name__ == "__main__":
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
 import itertools  # noqa: E402
-import logging  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
@@ -73,11 +72,12 @@ import pyopencl as cl  # noqa: E402
 import pyopencl.array as cla  # noqa: E402
 
 import clmodes  # noqa: E402
+import kt_harness  # noqa: E402
 from benchlib import dist_version, progress_logger, write_json  # noqa: E402
 from tune_report import table  # noqa: E402
 from tune_sides import (  # noqa: E402
     BLOCK_X, BLOCK_Y, N, SOURCES, WARMUP_SOURCE, _salts, check_result, config_name, exhaustive,
-    hit_overhead, kt_device_indices, run_clmodes, run_kernel_tuner,
+    hit_overhead, run_clmodes, run_kernel_tuner,
 )
 
 
@@ -103,6 +103,7 @@ class Sizes:
     ex_rounds: int
     hit_calls: int
     hit_rounds: int
+    n: int = N
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -111,39 +112,32 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="cold tuning runs per tool, order alternating (default 3)")
     parser.add_argument("--kernel", choices=sorted(SOURCES), default="naive",
                         help="naive: one work-item per element (default); tiled: local memory "
-                             "tiles (PoCL's code generation at first launch is ~2x slower)")
+                             "tiles (PoCL's code generation at first launch is slower)")
     parser.add_argument("--quick", action="store_true",
-                        help="one repetition and fewer samples, for a smoke test")
+                        help="one repetition and fewer samples")
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: one repetition at n = 64, few samples (ci/bench/run --smoke)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser.parse_args(argv)
 
 
 def sizes(args: argparse.Namespace) -> Sizes:
+    if args.smoke:
+        return Sizes(reps=1, ex_rounds=2, hit_calls=2_000, hit_rounds=2, n=64)
     if args.quick:
         return Sizes(reps=1, ex_rounds=5, hit_calls=20_000, hit_rounds=6)
     return Sizes(reps=max(1, args.reps), ex_rounds=15, hit_calls=120_000, hit_rounds=12)
 
 
-def import_kernel_tuner():
-    """Kernel Tuner, quietened; None (with a hint) when the `bench` extra is missing."""
-    try:
-        import kernel_tuner
-    except ImportError:
-        print("bench_tune needs Kernel Tuner: pip install -e '.[bench]'", file=sys.stderr)
-        return None
-    logging.getLogger("kernel_tuner").setLevel(logging.WARNING)
-    return kernel_tuner
-
-
-def set_up(log: Callable[[str], None]) -> Setup:
+def set_up(log: Callable[[str], None], n: int) -> Setup:
     """The client, its stream and the inputs (timed: reported beside the tools' times)."""
     setup_started = time.perf_counter()
     client = clmodes.client()
     stream = client.stream("bench-tune")
     rng = np.random.default_rng(0)
-    A_host = rng.random((N, N), dtype=np.float32)
-    B_host = rng.random((N, N), dtype=np.float32)
-    C_host = np.zeros((N, N), np.float32)
+    A_host = rng.random((n, n), dtype=np.float32)
+    B_host = rng.random((n, n), dtype=np.float32)
+    C_host = np.zeros((n, n), np.float32)
     bufs = (
         cla.to_device(stream.queue, C_host),
         cla.to_device(stream.queue, A_host),
@@ -152,7 +146,7 @@ def set_up(log: Callable[[str], None]) -> Setup:
     stream.finish()
     setup_s = time.perf_counter() - setup_started
     log(f"device: {client.device.label}; store {_CACHE_DIR}")
-    platform_index, device_index = kt_device_indices(client.device.cl_device)
+    platform_index, device_index = kt_harness.device_indices(client.device.cl_device)
     return Setup(client, stream, (C_host, A_host, B_host), bufs, setup_s,
                  platform_index, device_index)
 
@@ -267,7 +261,7 @@ def meta(setup: Setup, kernel_tuner, args: argparse.Namespace, size: Sizes, star
         **benchlib.run_meta(setup.client.device,
                             (*benchlib.CACHE_VARIABLES, "CLMODES_CACHE_DIR")),
         "kernel_tuner": getattr(kernel_tuner, "__version__", None) or dist_version("kernel_tuner"),
-        "n": N,
+        "n": size.n,
         "kernel": args.kernel,
         "configs": [config_name(bx, by) for bx, by in itertools.product(BLOCK_X, BLOCK_Y)],
         "race_policy": repr(clmodes.RacePolicy()),  # a string: ci/bench/run collects *ratio*
@@ -275,6 +269,7 @@ def meta(setup: Setup, kernel_tuner, args: argparse.Namespace, size: Sizes, star
         "exhaustive_rounds": size.ex_rounds,
         "clmodes_setup_s": setup.setup_s,
         "quick": args.quick,
+        "smoke": args.smoke,
         "total_s": time.perf_counter() - started,
         "loadavg_before": load_before,
         "loadavg_after": benchlib.loadavg(),
@@ -305,7 +300,7 @@ def run_all(setup: Setup, kernel_tuner, args: argparse.Namespace, size: Sizes,
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     log = progress_logger(args.quiet)
-    kernel_tuner = import_kernel_tuner()
+    kernel_tuner = kt_harness.import_kernel_tuner("bench_tune")
     if kernel_tuner is None:
         return 2
     if os.environ.get("POCL_KERNEL_CACHE") != "0" or _CACHE_DIR is None:
@@ -313,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     size = sizes(args)
     started = time.perf_counter()
     load_before = benchlib.loadavg()
-    setup = set_up(log)
+    setup = set_up(log, size.n)
     wake_compiler(setup)
     rep_results, ex, ranked, hit = run_all(setup, kernel_tuner, args, size, log)
     summary = summarize(rep_results, ranked, hit)

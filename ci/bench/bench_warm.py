@@ -3,12 +3,14 @@
 
     python ci/bench/bench_warm.py [--json OUT] [--reps N] [--size S] [--budget SECONDS]
                                   [--workload auto|builtin|MODULE:FUNC] [--no-pin-memory]
+                                  [--smoke]
 
 The workload: `kernels_cl.workloads.mlp` if that exists (`--workload auto`, the default;
 S is its row count, $KERNELS_CL_BATCH, default 8192), else `ci/bench/warm_workload.py`
 (`--workload builtin`: 16 stage kernels of one source with different defines, 2 tunables
 with 6 and 4 candidates; 23 kernels, 2 tune keys; S is $WARM_BENCH_SIZE elements, default
-2**18). Either default S executes in ~0.2-0.4 s on 2-core PoCL, so 8S clearly takes longer.
+2**18). Either default S executes long enough that 8S clearly takes longer (the
+`execution_s` figure measures it; a note warns when it is too short).
 With mlp one rep takes minutes (tuning 15 matmul candidates at 8S, PoCL's BINARIES), so
 `--budget` usually stops it after one rep; the builtin workload fits ~2-3 reps.
 
@@ -63,8 +65,8 @@ from warm_report import ratio, summarize, table, verdicts  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-DEFAULT_SIZE = 1 << 18  # warm_workload elements: ~0.4 s of execution on 2-core PoCL
-MLP_DEFAULT_BATCH = 8192  # mlp rows: ~0.2 s of execution on 2-core PoCL
+DEFAULT_SIZE = 1 << 18  # warm_workload elements (execution time: `execution_s` of cold_S)
+MLP_DEFAULT_BATCH = 8192  # mlp rows (likewise)
 PIN_GIB = 2
 BUILTIN = "warm_workload:workload"
 MLP = "kernels_cl.workloads:mlp"
@@ -269,8 +271,11 @@ def loadavg() -> list[float] | None:
     return None if load is None else [round(x, 2) for x in load]
 
 
-def one_rep(spec: dict, size: int, probes: int, pin: bool, scratch: Path) -> dict:
-    """Every kind once, each in a fresh process with a fresh store (warmed: the warm's)."""
+def one_rep(spec: dict, size: int, probes: int, pin: bool, scratch: Path,
+            smoke: bool = False) -> dict:
+    """Every kind once, each in a fresh process with a fresh store (warmed: the warm's);
+    with `smoke`, the 8S kinds are the S runs again (not run: the figures are not
+    measurements, only the machinery is exercised)."""
     big = 8 * size
 
     def fresh() -> Path:
@@ -282,6 +287,9 @@ def one_rep(spec: dict, size: int, probes: int, pin: bool, scratch: Path) -> dic
     warmed_dir = fresh()
     rep["warm_S"] = child("warm", spec, size, warmed_dir, pin=pin)
     rep["warmed_S"] = child("run", spec, size, warmed_dir, pin=pin)
+    if smoke:
+        rep["warm_8S"], rep["cold_8S"] = rep["warm_S"], rep["cold_S"]
+        return rep
     rep["warm_8S"] = child("warm", spec, big, fresh(), pin=pin)
     rep["cold_8S"] = child("run", spec, big, fresh(), probes=probes, pin=pin)
     return rep
@@ -301,7 +309,13 @@ def parse_args(argv: list[str] | None):
                         help="auto (kernels_cl.workloads:mlp if present, else builtin), "
                              "mlp, builtin, or MODULE:FUNC")
     parser.add_argument("--no-pin-memory", action="store_true")
-    return parser.parse_args(argv)
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: the builtin workload at 4096 elements, one rep, no "
+                             "probes, no 8S runs (ci/bench/run --smoke)")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.workload, args.size, args.reps, args.probes = "builtin", 4096, 1, 0
+    return args
 
 
 def run_reps(spec: dict, size: int, args, pin: bool, notes: list[str]) -> list[dict]:
@@ -313,7 +327,7 @@ def run_reps(spec: dict, size: int, args, pin: bool, notes: list[str]) -> list[d
     try:
         for i in range(args.reps):
             rep_started = time.perf_counter()
-            reps.append(one_rep(spec, size, args.probes, pin, scratch))
+            reps.append(one_rep(spec, size, args.probes, pin, scratch, args.smoke))
             per_rep = time.perf_counter() - rep_started
             print(f"rep {i + 1}/{args.reps}: {per_rep:.1f} s (load {loadavg()})",
                   file=sys.stderr, flush=True)
@@ -370,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         "size_unit": spec["size_unit"],
         "size": size,
         "reps": len(reps),
+        "smoke": args.smoke,
         "pin": f"POCL_MEMORY_LIMIT={PIN_GIB}" if pin else "none",
         "load_before": load_before,
         "load_after": loadavg(),

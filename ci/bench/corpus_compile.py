@@ -79,13 +79,17 @@ def preprocessing(client: clmodes.Client, cases: list[Case]) -> float:
     return time.perf_counter() - started
 
 
-def run_corpus(client: clmodes.Client, reps: int, log) -> dict[str, dict[str, object]]:
+def run_corpus(client: clmodes.Client, reps: int, log,
+               groups_limit: int | None = None) -> dict[str, dict[str, object]]:
+    """Each group (the first `groups_limit` of them, if given) and the whole corpus."""
     device = client.device.cl_device
     ctx = client.context
     groups: dict[str, list[Case]] = {}
     for case in CASES:
         if _runnable(case, device):
             groups.setdefault(case.group, []).append(case)
+    if groups_limit is not None:
+        groups = dict(list(groups.items())[:groups_limit])
     results: dict[str, dict[str, object]] = {}
     everything = [c for cases in groups.values() for c in cases]
     for name, cases in [*groups.items(), ("whole corpus", everything)]:

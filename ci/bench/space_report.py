@@ -20,7 +20,9 @@ def rate(results: dict) -> None:
         inside = [name for name in everything
                   if all(f"{k}={v}" in name.split(",") for k, v in fixed.items())]
         size["best"] = min(everything, key=lambda name: times[name]["median_s"])
-        size["best_in_subspace"] = min(inside, key=lambda name: times[name]["median_s"])
+        # None when no choice lies in the subspace (a run without the exhaustive family)
+        size["best_in_subspace"] = min(inside, key=lambda name: times[name]["median_s"],
+                                       default=None)
         for run in size["runs"]:
             reference = size["best_in_subspace" if run["family"] == "exhaustive" else "best"]
             for tool in ("clmodes", "kernel_tuner"):
@@ -53,6 +55,8 @@ def table(results: dict) -> str:
                 f"{clm['quality_ratio_over_best']:>11.2f} {kt['quality_ratio_over_best']:>5.2f}")
         for label, key in (("whole space", "best"), ("subspace", "best_in_subspace")):
             name = size[key]
+            if name is None:
+                continue
             lines.append(f"{'':>4} best re-measured choice, {label}, n={size['n']}: {name} "
                          f"{size['remeasured'][name]['median_s'] * 1e3:.2f} ms")
     lines.append("ratio: wall time to a decision, clmodes / Kernel Tuner (target <= 0.4); "

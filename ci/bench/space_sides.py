@@ -7,21 +7,17 @@ changes no environment variable: the script turns the caches off before pyopencl
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import math
-import statistics
-import sys
 import time
 from collections.abc import Callable
 
 import numpy as np
-import pyopencl as cl
 import pyopencl.array as cla
 
 import clmodes
+import kt_harness
 from benchlib import salt_counter
-from tune_sides import build_log
+from kt_harness import BuildCounter, build_log
 from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, TuningSpace
 from clmodes.tune import Budget, Exhaustive, LocalSearch, RandomSample
 from kernels_cl.gemm import GEMM, GEMM_RESTRICTIONS, KERNEL_NAME, geometry
@@ -57,25 +53,6 @@ def plans(space: TuningSpace, subspace: TuningSpace, configs: int, seed: int,
              {"max_fevals": configs}),
         Plan("exhaustive", subspace, Exhaustive(), None, "brute_force", None),
     ]
-
-
-# -- counting builds -----------------------------------------------------------------------
-
-
-class BuildCounter:
-    """Counts real `pyopencl.Program.build` calls (both tools build through it), installed
-    for the rest of the process (tests/support/build_spy.py is the tests' equivalent)."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-        real = cl.Program.build
-        counter = self
-
-        def counting_build(program, *args, **kwargs):
-            counter.calls += 1
-            return real(program, *args, **kwargs)
-
-        cl.Program.build = counting_build
 
 
 # -- the problem -------------------------------------------------------------------------
@@ -181,27 +158,19 @@ def kt_tune(kernel_tuner, where: tuple[int, int], prob: Problem, space: TuningSp
     extra = {}
     if answer:
         extra = {"answer": [prob.expected.astype(np.float32)] + [None] * 8, "atol": 1e-3}
-    with contextlib.redirect_stdout(sys.stderr):
-        return kernel_tuner.tune_kernel(
-            KERNEL_NAME, source, (prob.n, prob.n), kt_arguments(prob), params,
-            grid_div_x=["NWG"], grid_div_y=["MWG"], block_size_names=["NDIMC", "MDIMC"],
-            restrictions=list(GEMM_RESTRICTIONS), lang="OpenCL", strategy=strategy,
-            strategy_options=options, platform=where[0], device=where[1], quiet=True,
-            **extra)
-
-
-def timed_ok(result: dict) -> bool:
-    return isinstance(result.get("time"), (float, int, np.floating)) and math.isfinite(result["time"])
+    return kt_harness.tune(
+        kernel_tuner, where, KERNEL_NAME, source, (prob.n, prob.n), kt_arguments(prob), params,
+        grid_div_x=["NWG"], grid_div_y=["MWG"], block_size_names=["NDIMC", "MDIMC"],
+        restrictions=list(GEMM_RESTRICTIONS), strategy=strategy, strategy_options=options,
+        **extra)
 
 
 def run_kernel_tuner(kernel_tuner, where: tuple[int, int], prob: Problem, plan: Plan,
                      source: str, builds: BuildCounter) -> dict[str, object]:
     calls = builds.calls
-    started = time.perf_counter()
-    results, env = kt_tune(kernel_tuner, where, prob, plan.space, source, plan.kt_strategy,
-                           plan.kt_options)
-    elapsed = time.perf_counter() - started
-    valid = [r for r in results if timed_ok(r)]
+    results, env, elapsed = kt_tune(kernel_tuner, where, prob, plan.space, source,
+                                    plan.kt_strategy, plan.kt_options)
+    valid = kt_harness.valid(results)
     if not valid:
         raise RuntimeError(f"Kernel Tuner ({plan.kt_strategy}): no configuration ran")
     best = min(valid, key=lambda r: r["time"])
@@ -215,8 +184,8 @@ def run_kernel_tuner(kernel_tuner, where: tuple[int, int], prob: Problem, plan: 
         "evaluations": len(results),  # greedy_ils may evaluate a config again (cached)
         "dropped": len(results) - len(valid),
         "builds": builds.calls - calls,
-        "compile_s": sum(float(r.get("compile_time", 0) or 0) for r in valid) / 1e3,
-        "benchmark_s": sum(float(r.get("benchmark_time", 0) or 0) for r in valid) / 1e3,
+        "compile_s": kt_harness.cost_s(valid, "compile_time"),
+        "benchmark_s": kt_harness.cost_s(valid, "benchmark_time"),
     }
 
 
@@ -224,9 +193,9 @@ def check_kernel_tuner(kernel_tuner, where: tuple[int, int], prob: Problem,
                        space: TuningSpace) -> int:
     """Kernel Tuner's answers checked against numpy with `answer=` (a few configs, untimed):
     it raises on a wrong result. Returns how many configs it verified."""
-    results, _ = kt_tune(kernel_tuner, where, prob, space, salted_source(), "random_sample",
-                         {"max_fevals": 3}, answer=True)
-    verified = [r for r in results if timed_ok(r)]
+    results, _, _ = kt_tune(kernel_tuner, where, prob, space, salted_source(), "random_sample",
+                            {"max_fevals": 3}, answer=True)
+    verified = kt_harness.valid(results)
     if not verified:
         raise RuntimeError("Kernel Tuner verification: no configuration ran")
     return len(verified)
@@ -237,31 +206,17 @@ def check_kernel_tuner(kernel_tuner, where: tuple[int, int], prob: Problem,
 
 def remeasure(client: clmodes.Client, prob: Problem, configs: dict[str, dict],
               rounds: int) -> dict[str, dict[str, float]]:
-    """Median device seconds of one launch per config (profiling events START..END), all
-    configs interleaved round by round (order reversed every other round) after two
-    warm-up launches each, on one fresh salted source (built before any timing)."""
+    """Device seconds of one launch per config (`kt_harness.interleaved_device_times`) on
+    one fresh salted source, every config built before any timing."""
     stream = client.stream("bench-space-remeasure")
     source = salted_source()
     launch = gemm_launcher(source)
     a, b, c = prob.device
     args = (a, b, c, prob.n, prob.n, prob.n)
-
-    def once(config: dict) -> float:
-        event = launch(stream, config, *args)
-        event.wait()
-        return (event.profile.end - event.profile.start) * 1e-9
-
     with ProcessModeOverride(ProcessMode.COMPILE_ONLY):
         for config in configs.values():
             launch(stream, config, *args)
-    samples: dict[str, list[float]] = {name: [] for name in configs}
     with ProcessModeOverride(ProcessMode.EXECUTE):
-        for config in configs.values():
-            once(config)
-            once(config)
-        order = list(configs)
-        for r in range(rounds):
-            for name in (order if r % 2 == 0 else order[::-1]):
-                samples[name].append(once(configs[name]))
-    return {name: {"median_s": statistics.median(s), "min_s": min(s)}
-            for name, s in samples.items()}
+        return kt_harness.interleaved_device_times(
+            {name: (lambda config=config: launch(stream, config, *args))
+             for name, config in configs.items()}, rounds)

@@ -10,7 +10,7 @@ def _header(results: dict[str, object]) -> list[str]:
     meta = results["meta"]
     lines = [
         f"clmodes autotune benchmark on {meta['device']}",
-        f"256x256 float32 matmul ({meta['kernel']} kernel), 16 work-group shapes (block_size_x {list(BLOCK_X)} x "
+        f"{meta['n']}x{meta['n']} float32 matmul ({meta['kernel']} kernel), 16 work-group shapes (block_size_x {list(BLOCK_X)} x "
         f"block_size_y {list(BLOCK_Y)}), {meta['reps']} repetition(s), order alternating",
         f"POCL_KERNEL_CACHE={meta['env']['POCL_KERNEL_CACHE']} "
         f"PYOPENCL_NO_CACHE={meta['env']['PYOPENCL_NO_CACHE']}  kernel_tuner "

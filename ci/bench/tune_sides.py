@@ -7,24 +7,21 @@ Part of `bench_tune.py` (its docstring says what is measured); importing this mo
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import itertools
-import logging
 import statistics
-import sys
 import time
 from collections.abc import Callable
 
 import numpy as np
-import pyopencl as cl
 
 import clmodes
+import kt_harness
 from benchlib import rotated, salt_counter, timed
 from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, kernel_variants
 from clmodes.tune.variants import grid
 
-N = 256
+N = 256  # the default size (--smoke: 64); each side takes n from its inputs
 BLOCK_X = (4, 8, 16, 32)
 BLOCK_Y = (1, 2, 4, 8)
 
@@ -122,46 +119,18 @@ def make_tunable(name: str, source: str) -> tuple[Tunable, dict[str, str]]:
     return tunable, names
 
 
-class BuildLog(logging.Handler):
-    """Collects clmodes' "built N units ... in S s" debug records (build time breakdown)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.builds: list[tuple[int, float]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.msg.startswith("built %d units") and record.args:
-            self.builds.append((int(record.args[0]), float(record.args[2])))
-
-
-@contextlib.contextmanager
-def build_log():
-    """clmodes' logger at DEBUG into a BuildLog (not propagated) for the block."""
-    handler = BuildLog()
-    logger = logging.getLogger("clmodes")
-    previous = logger.level, logger.propagate
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    logger.propagate = False
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(previous[0])
-        logger.propagate = previous[1]
-
-
 def cold_tune(tunable: Tunable, stream, bufs) -> tuple[float, BuildLog, object]:
     """One call of a never-tuned `tunable` under EXECUTE: (seconds, its builds, statistics)."""
     C, A, B = bufs
-    if tunable.winner(stream, C, A, B, N) is not None:
+    n = A.shape[0]
+    if tunable.winner(stream, C, A, B, n) is not None:
         raise RuntimeError("clmodes side: the key is already tuned (not cold)")
     collector = clmodes.StatisticsCollector()
-    with build_log() as handler:
+    with kt_harness.build_log() as handler:
         stream.finish()
         started = time.perf_counter()
         with ProcessModeOverride(ProcessMode.EXECUTE, collector):
-            tunable(stream, C, A, B, N)  # returns once the winner's real launch is enqueued
+            tunable(stream, C, A, B, n)  # returns once the winner's real launch is enqueued
         elapsed = time.perf_counter() - started
         stream.finish()
     stats = clmodes.StatisticsReader(collector).statistics()
@@ -172,10 +141,11 @@ def cold_tune(tunable: Tunable, stream, bufs) -> tuple[float, BuildLog, object]:
 
 def run_clmodes(client: clmodes.Client, stream, bufs, source: str, rep: int) -> dict[str, object]:
     C, A, B = bufs
+    n = A.shape[0]
     tunable, names = make_tunable(f"bench_tune.matmul.{rep}", source)
     elapsed, handler, stats = cold_tune(tunable, stream, bufs)
-    winner = tunable.winner(stream, C, A, B, N)
-    key = tunable.tune_key(stream, (C, A, B, N))
+    winner = tunable.winner(stream, C, A, B, n)
+    key = tunable.tune_key(stream, (C, A, B, n))
     entry = clmodes.default_store().get_tune(*key) or {}
     measurements = {
         names[n]: {"median_s": m["median_s"], "samples": len(m["samples_s"]),
@@ -205,44 +175,24 @@ def run_clmodes(client: clmodes.Client, stream, bufs, source: str, rep: int) -> 
 # -- Kernel Tuner ----------------------------------------------------------------------
 
 
-def kt_device_indices(device: cl.Device) -> tuple[int, int]:
-    for p, plat in enumerate(cl.get_platforms()):
-        for d, dev in enumerate(plat.get_devices()):
-            if dev.int_ptr == device.int_ptr:
-                return p, d
-    raise RuntimeError(f"device {device.name} not found among the OpenCL platforms")
-
-
 def run_kernel_tuner(kernel_tuner, platform_index: int, device_index: int,
                      host: tuple[np.ndarray, np.ndarray, np.ndarray], source: str) -> dict[str, object]:
     C, A, B = host
-    tune_params = {"block_size_x": list(BLOCK_X), "block_size_y": list(BLOCK_Y)}
-    args = [C.copy(), A, B, np.int32(N)]
-    started = time.perf_counter()
-    with contextlib.redirect_stdout(sys.stderr):
-        results, env = kernel_tuner.tune_kernel(
-            "matmul", source, (N, N), args, tune_params,
-            lang="OpenCL", strategy="brute_force",
-            platform=platform_index, device=device_index, quiet=True,
-        )
-    elapsed = time.perf_counter() - started
-    valid = [r for r in results if isinstance(r.get("time"), (float, int, np.floating))]
+    n = A.shape[0]
+    args = [C.copy(), A, B, np.int32(n)]
+    results, env, elapsed = kt_harness.tune(
+        kernel_tuner, (platform_index, device_index), "matmul", source, (n, n), args,
+        tune_defines(), strategy="brute_force")
+    valid = kt_harness.valid(results)
     if len(valid) != 16:
         raise RuntimeError(f"Kernel Tuner side: {len(valid)} valid configurations of 16")
     best = min(valid, key=lambda r: r["time"])
-
-    def total_ms(field: str) -> float:
-        return float(sum(float(r.get(field, 0) or 0) for r in valid))
-
     return {
         "wall_s": elapsed,
         "choice": config_name(best["block_size_x"], best["block_size_y"]),
         "iterations": env.get("iterations"),
-        "compile_s": total_ms("compile_time") / 1e3,
-        "benchmark_s": total_ms("benchmark_time") / 1e3,
-        "verification_s": total_ms("verification_time") / 1e3,
-        "framework_s": total_ms("framework_time") / 1e3,
-        "strategy_s": total_ms("strategy_time") / 1e3,
+        **{f"{field}_s": kt_harness.cost_s(valid, f"{field}_time")
+           for field in ("compile", "benchmark", "verification", "framework", "strategy")},
         "sampled_device_s": float(sum(sum(r["times"]) for r in valid)) / 1e3,
         "measured_ms": {
             config_name(r["block_size_x"], r["block_size_y"]): float(r["time"]) for r in valid
@@ -263,32 +213,17 @@ def exhaustive(client: clmodes.Client, bufs, source: str, rounds: int,
     """Median device seconds of one launch per configuration (profiling events)."""
     stream = client.stream("bench-tune-exhaustive")
     C, A, B = bufs
-    kernels = {}
+    n = A.shape[0]
+    launches = {}
     for bx, by in itertools.product(BLOCK_X, BLOCK_Y):
         kernel = Kernel(source, "matmul", defines={"block_size_x": bx, "block_size_y": by})
         if not client.server.is_obtained(kernel):
             raise RuntimeError(f"exhaustive: {config_name(bx, by)} was not obtained by the tune")
-        kernels[config_name(bx, by)] = (kernel, (bx, by))
-
-    def once(name: str) -> float:
-        kernel, local = kernels[name]
-        event = stream.launch(kernel, (N, N), local, C.data, A.data, B.data, N)
-        event.wait()
-        return (event.profile.end - event.profile.start) * 1e-9
-
+        launches[config_name(bx, by)] = (
+            lambda kernel=kernel, local=(bx, by):
+            stream.launch(kernel, (n, n), local, C.data, A.data, B.data, n))
     with ProcessModeOverride(ProcessMode.EXECUTE):
-        for name in kernels:
-            once(name)
-            once(name)
-        samples: dict[str, list[float]] = {name: [] for name in kernels}
-        order = list(kernels)
-        for r in range(rounds):
-            for name in (order if r % 2 == 0 else order[::-1]):
-                samples[name].append(once(name))
-    table = {
-        name: {"median_s": statistics.median(s), "min_s": min(s), "max_s": max(s)}
-        for name, s in samples.items()
-    }
+        table = kt_harness.interleaved_device_times(launches, rounds)
     log("  exhaustive: " + ", ".join(f"{n} {t['median_s'] * 1e3:.2f}" for n, t in table.items())
         + " ms")
     return table
@@ -311,7 +246,8 @@ def hit_sides(client: clmodes.Client, stream, bufs, tunable: Tunable,
     """The tuned key's winner, a check that its calls are dropped, and the three ways of
     calling it, (label, fn(count))."""
     C, A, B = bufs
-    winner = tunable.winner(stream, C, A, B, N)
+    n = A.shape[0]
+    winner = tunable.winner(stream, C, A, B, n)
     if winner is None:
         raise RuntimeError("hit overhead: the key is not tuned")
     variant = next(v for v in grid(tune_defines()) if v.name == winner)
@@ -321,25 +257,25 @@ def hit_sides(client: clmodes.Client, stream, bufs, tunable: Tunable,
         raise RuntimeError("hit overhead: the winner kernel is not obtained")
     candidate = tunable.candidates[winner]
     launch = stream.launch
-    gsize = (N, N)
+    gsize = (n, n)
     Cd, Ad, Bd = C.data, A.data, B.data
 
     def via_tunable(count: int) -> None:
         for _ in range(count):
-            tunable(stream, C, A, B, N)
+            tunable(stream, C, A, B, n)
 
     def via_candidate(count: int) -> None:
         for _ in range(count):
-            candidate(stream, C, A, B, N)
+            candidate(stream, C, A, B, n)
 
     def via_launch(count: int) -> None:
         for _ in range(count):
-            launch(kernel, gsize, local, Cd, Ad, Bd, N)
+            launch(kernel, gsize, local, Cd, Ad, Bd, n)
 
     def dropped_checks() -> None:
-        if tunable(stream, C, A, B, N) is not None:
+        if tunable(stream, C, A, B, n) is not None:
             raise RuntimeError("hit overhead: the winner's launch was not dropped")
-        if launch(kernel, gsize, local, Cd, Ad, Bd, N) is not None:
+        if launch(kernel, gsize, local, Cd, Ad, Bd, n) is not None:
             raise RuntimeError("hit overhead: stream.launch was not dropped")
 
     return winner, dropped_checks, [("tunable", via_tunable), ("candidate", via_candidate),

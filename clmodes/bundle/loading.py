@@ -22,7 +22,8 @@ The child (`clmodes/bundle/load_child.py`, run as a script) loads as a run does
 for, and every kernel the bundle indexes to it created by name. It prints one line as it
 starts each entry and one as it ends it, so the parent knows which entry a crash or a
 hang belongs to. Starting it costs most of the check, so it imports pyopencl and nothing
-of clmodes (`import clmodes` alone doubled the child's start, to 1.1 s) and finds its
+of clmodes (`import clmodes` alone would double the child's start; the check's cost is
+measured by ci/bench/bench_bundle_import.py) and finds its
 device by platform and device index, checked by name, instead of by fingerprint.
 """
 

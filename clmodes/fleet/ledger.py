@@ -9,9 +9,10 @@ is interrupted leaves nothing behind.
 
 A node's job is a plain subprocess (`node_warm`, see `tasks`); it joins the cluster as a
 driver of its own (`joined`: `ray.init(address)` with the address its Ray task read
-from its runtime context) and calls the actor through `RemoteLedger`. Measured on the
-test cluster (`ci/bench/bench_fleet.py --spread`): 0.6 s per job to import Ray, connect
-and find the actor, once per warm, not per key; relaying over a pipe through the Ray
+from its runtime context) and calls the actor through `RemoteLedger`. Importing Ray,
+connecting and finding the actor costs once per warm, not per key (measured by
+`ci/bench/bench_fleet.py --spread`: the seconds a spread job spends joining); relaying
+over a pipe through the Ray
 task would save that but needs a relay thread and a second channel beside the job's
 one-line report.
 """

@@ -18,8 +18,9 @@ Screening keeps tuning cost from following the size of the work: the warm-up run
 timed too (PoCL generates code *before* a command's START, so the device time of a first
 run is clean; Intel's CPU runtime runs a kernel's first launch up to 2x slower). A
 candidate whose warm-up took more than `screen_ratio` times the fastest warm-up is
-dropped before sampling. At 8x the MLP's batch that spares the 7 clearly slow matmul
-candidates (3.5-9.5x the best) three full-size runs each. `screen_ratio` = 3 is the
+dropped before sampling. At 8x the MLP's batch that spares the clearly slow hand-written
+matmul candidates three full-size runs each (their medians: `candidates_measured` of
+ci/bench/bench_kernels.py with KERNELS_CL_MATMUL=candidates). `screen_ratio` = 3 is the
 drop ratio times that 2x first-run penalty, so a candidate that would survive the first
 drop cannot be screened out; the candidate warmed up first is timed once more before it
 is screened out, because its run also absorbs the queue's one-time start-up costs. Runs

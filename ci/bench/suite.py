@@ -1,0 +1,145 @@
+"""The benchmarks `ci/bench/run` knows, and how one of them is started and read.
+
+Registering a script is one `Bench(...)` line in `BENCHES`. Every registered script takes
+`--json OUT` (its figures, read for every leaf whose name says ratio, fraction, speed-up
+or "over") and `--smoke` (a tiny size that finishes in seconds: what `ci/bench/run
+--smoke` and `tests/e2e/test_bench_smoke.py` run). Importing this module loads neither
+pyopencl nor clmodes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchlib import loadavg_1min as load_1min
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+
+
+@dataclasses.dataclass(frozen=True)
+class Bench:
+    """One benchmark script. `devices`: "each" runs it once per device ($CLMODES_DEVICE),
+    "first" once on the first device, "list" once with `--devices A,B` (it runs each
+    device itself), "none" once, on no device (no OpenCL). `long`: only with `ci/bench/run --long` or `--only NAME`. `needs`:
+    modules without which it is skipped (extras). `smoke`: "run" (tiny but real figures)
+    or "setup" (the smoke only parses its arguments and sets up: no ratio expected)."""
+
+    name: str
+    script: str
+    what: str
+    args: tuple[str, ...] = ()
+    devices: str = "each"
+    long: bool = False
+    needs: tuple[str, ...] = ()
+    smoke: str = "run"
+
+
+BENCHES: tuple[Bench, ...] = (
+    Bench("core", "bench_core.py", "cold compile batched against one build per kernel; "
+          "launch overhead against pyopencl"),
+    Bench("tune", "bench_tune.py", "Tunable against Kernel Tuner, 16-config matmul",
+          needs=("kernel_tuner",)),
+    Bench("kernels", "bench_kernels.py", "tuned kernels_cl matmul against naive and numpy"),
+    Bench("probe", "bench_probe.py", "clmodes.probe against numpy's copy and matmul"),
+    Bench("space", "bench_space.py", "Tunable(space=) against Kernel Tuner on the GEMM space",
+          args=("--no-mlp",), needs=("kernel_tuner",)),
+    Bench("warm", "bench_warm.py", "clmodes.warm of the MLP against cold runs",
+          args=("--reps", "1", "--budget", "1"), devices="first"),
+    Bench("launch_checks", "bench_launch_checks.py", "launch buffer checks on and off"),
+    Bench("bundle_import", "bench_bundle_import.py", "bundle import with and without "
+          "its load check", devices="first"),
+    Bench("batch_size", "bench_batch_size.py", "build time against units per build "
+          "(raw pyopencl)", devices="list", long=True),
+    Bench("gemm_batch", "bench_gemm_batch.py", "GEMM build time against configs per build",
+          long=True),
+    Bench("strategies", "bench_strategies.py", "search strategies on synthetic objectives "
+          "(no OpenCL)", devices="none", long=True),
+    Bench("matmul_default", "bench_matmul_default.py", "the MLP warm: GEMM space against "
+          "the hand-written candidates", devices="list", long=True, smoke="setup"),
+    Bench("fleet", "bench_fleet.py", "fleet warm over a two-node Ray cluster against "
+          "single warms", devices="first", long=True, needs=("ray",), smoke="setup"),
+)
+
+
+def by_name() -> dict[str, Bench]:
+    return {bench.name: bench for bench in BENCHES}
+
+
+def missing(bench: Bench) -> list[str]:
+    """The modules `bench` needs that are not installed."""
+    return [name for name in bench.needs if importlib.util.find_spec(name) is None]
+
+
+def command(bench: Bench, out: Path, *, smoke: bool = False,
+            devices: list[str] | None = None) -> list[str]:
+    """The command line of one run of `bench`, writing its JSON to `out`."""
+    argv = [sys.executable, str(HERE / bench.script)]
+    argv += ["--smoke"] if smoke else list(bench.args)
+    if bench.devices == "list" and devices:
+        argv += ["--devices", ",".join(devices)]
+    return argv + ["--json", str(out)]
+
+
+def ratios(value: object, prefix: str = "") -> dict[str, float]:
+    """Every numeric leaf whose path names a ratio, fraction or speed-up."""
+    found: dict[str, float] = {}
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.update(ratios(item, f"{prefix}.{key}" if prefix else str(key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.update(ratios(item, f"{prefix}[{index}]"))
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        words = set(re.split(r"[^a-z0-9]+", prefix.lower().rsplit(".", 1)[-1]))
+        if words & {"ratio", "fraction", "speedup", "over"} and "target" not in words:
+            found[prefix] = float(value)
+    return found
+
+
+@dataclasses.dataclass
+class Outcome:
+    """One run of one benchmark: its ratios, how it went, and the machine's load."""
+
+    figures: dict[str, float]
+    seconds: float
+    status: str
+    load_before: float | None
+    load_after: float | None
+    returncode: int | None = None
+    output: str = ""
+
+
+def run_one(bench: Bench, device: str | None, *, smoke: bool = False,
+            devices: list[str] | None = None, timeout: float | None = None) -> Outcome:
+    """Run `bench` as a child process (on `device` through $CLMODES_DEVICE)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    if device:
+        env["CLMODES_DEVICE"] = device
+    with tempfile.TemporaryDirectory() as directory:
+        out = Path(directory) / "result.json"
+        load_before, started = load_1min(), time.perf_counter()
+        try:
+            done = subprocess.run(command(bench, out, smoke=smoke, devices=devices), env=env,
+                                  capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as error:
+            return Outcome({}, time.perf_counter() - started, f"failed: timed out after "
+                           f"{error.timeout:.0f} s", load_before, load_1min())
+        seconds, load_after = time.perf_counter() - started, load_1min()
+        output = (done.stdout or "") + (done.stderr or "")
+        if done.returncode != 0 or not out.exists():
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            return Outcome({}, seconds, f"failed: {tail[0]}", load_before, load_after,
+                           done.returncode, output)
+        return Outcome(ratios(json.loads(out.read_text())), seconds, "ok", load_before,
+                       load_after, done.returncode, output)

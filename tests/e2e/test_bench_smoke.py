@@ -1,0 +1,72 @@
+"""Every benchmark `ci/bench/run` knows still starts: each at its `--smoke` size.
+
+Marked `bench_smoke` (deselect with `-m "not bench_smoke"`); runs by default. A script
+whose smoke is "run" must exit 0 and write its JSON with at least one ratio; one whose
+smoke is "setup" (a full run cannot be made seconds: `ci/bench/suite.py` says which)
+must exit 0 and write its JSON. Also: every `ci/bench/bench_*.py` is registered, and
+the report generator writes `docs/benchmarks.md` from a report.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "ci" / "bench"
+sys.path.insert(0, str(BENCH))
+
+import benchmarks_doc  # noqa: E402
+import suite  # noqa: E402
+
+pytestmark = pytest.mark.bench_smoke
+
+# Per script: a smoke run is seconds on an idle machine; this is the ceiling under load.
+TIMEOUT_S = 240
+
+
+@pytest.mark.parametrize("bench", suite.BENCHES, ids=lambda bench: bench.name)
+def test_each_benchmark_starts_on_a_tiny_size(bench: suite.Bench) -> None:
+    absent = suite.missing(bench)
+    if absent:
+        pytest.skip(f"{bench.name} needs {', '.join(absent)}")
+    device = os.environ.get("CLMODES_DEVICE")
+    outcome = suite.run_one(bench, device, smoke=True, timeout=TIMEOUT_S)
+    assert outcome.status == "ok", f"{outcome.status}\n{outcome.output[-4000:]}"
+    if bench.smoke == "run":
+        assert outcome.figures, f"{bench.script} --smoke wrote no ratio\n{outcome.output[-2000:]}"
+
+
+def test_every_bench_script_is_registered() -> None:
+    registered = {bench.script for bench in suite.BENCHES}
+    scripts = {path.name for path in BENCH.glob("bench_*.py")}
+    assert scripts <= registered, f"not in ci/bench/suite.py BENCHES: {sorted(scripts - registered)}"
+    assert registered <= scripts, f"registered but missing: {sorted(registered - scripts)}"
+
+
+def test_the_report_renders_a_header_and_a_table_per_benchmark() -> None:
+    report = {
+        "date": "2026-01-01T00:00:00+00:00", "smoke": True,
+        "machine": {"cpu": "Some CPU", "cores": 2, "arch": "x86_64", "os": "Linux",
+                    "python": "3.11"},
+        "versions": {"clmodes": "0", "commit": "abc", "pyopencl": "1", "pocl": ["PoCL 3.0"],
+                     "pocl_wheel": "3.0", "intel_opencl_rt": "2026", "kernel_tuner": "1.5",
+                     "platforms": ["OpenCL 3.0 PoCL 3.0"]},
+        "devices": ["pocl", "intel"],
+        "runs": [{"bench": "core", "script": "bench_core.py", "what": "cold compile",
+                  "device": d, "status": "ok", "seconds": 3.0, "load_before": 1.0,
+                  "load_after": 1.5} for d in ("pocl", "intel")]
+        + [{"bench": "fleet", "script": "bench_fleet.py", "what": "fleet", "device": "pocl",
+            "status": "skipped: needs ray", "seconds": 0.0, "load_before": None,
+            "load_after": None}],
+        "rows": [{"bench": "core", "script": "bench_core.py", "device": d, "figure": "x_ratio",
+                  "value": v} for d, v in (("pocl", 4.0), ("intel", 17.0))],
+    }
+    text = benchmarks_doc.render(report)
+    assert "**Smoke run**" in text and "Some CPU, 2 cores" in text
+    assert "Kernel Tuner 1.5" in text and "PoCL PoCL 3.0" not in text
+    assert "| `x_ratio` | 4 | 17 |" in text
+    assert "| core | pocl | ok | 3 | 1.00 | 1.50 |" in text
+    assert "## fleet" in text and "no figures in this run" in text
