@@ -34,6 +34,8 @@ ENVIRONMENT = (
                        "(default: the first)"),
     ("CLMODES_CACHE_DIR", "the store's folder (default: the user cache dir)"),
     ("CLMODES_LOG", "the clmodes logger's level: debug, info, warning (default), error"),
+    ("CLMODES_BUNDLE_MAX_SIZE", "the largest bundle read, in bytes or with K/M/G (default 4G): "
+     "larger ones are refused before a byte is read"),
     ("CLMODES_STRICT", "1: a process in EXECUTE raises at its first kernel built from source "
      "or key tuned, naming why the store missed"),
     ("CLMODES_REGISTER_RUNTIMES", "0: do not register Intel's CPU runtime from PyPI with the "

@@ -8,11 +8,16 @@ import threading
 
 import pyopencl as cl
 
+from clmodes.device_check import CHECK_SOURCE
+
 
 class BuildSpy:
     """`sources`: the source of every build attempt, in order (a program made from a
     binary has an empty source). `built`: the sources of the builds that succeeded (a
-    batch that fails is split: the order inside a failed build produced nothing)."""
+    batch that fails is split: the order inside a failed build produced nothing).
+    Not counted: the device usability check's one-line kernel (`clmodes.device_check`),
+    built once per machine and driver when a store has no verdict yet — a fact about the
+    runtime, not a kernel of the workload."""
 
     def __init__(self) -> None:
         self.sources: list[str] = []
@@ -31,6 +36,8 @@ class BuildSpy:
 
         def counting_build(program, *args, **kwargs):
             source = program.get_info(cl.program_info.SOURCE)
+            if source == CHECK_SOURCE:
+                return real_build(program, *args, **kwargs)
             with spy._lock:
                 spy.sources.append(source)
             result = real_build(program, *args, **kwargs)
