@@ -140,7 +140,9 @@ def _build_and_run(device: Device) -> int:
 
 def _build_log(program: cl.Program, device: Device) -> str:
     try:
-        return str(program.get_build_info(device.cl_device, cl.program_build_info.LOG)).strip()
+        log_text = program.get_build_info(  # type: ignore[no-untyped-call]
+            device.cl_device, cl.program_build_info.LOG)
+        return str(log_text).strip()
     except cl.Error:
         return ""
 

@@ -95,7 +95,7 @@ def scratch_copies(args: tuple[object, ...], stream: Stream) -> tuple[object, ..
         elif isinstance(arg, cl.MemoryObjectHolder) and not isinstance(arg, cl.Image):
             # Buffers, and pool allocations (PooledBuffer is not a cl.Buffer subclass).
             buffer = cl.Buffer(stream.context, cl.mem_flags.READ_WRITE, arg.size)
-            cl.enqueue_copy(stream.queue, buffer, arg)
+            cl.enqueue_copy(stream.queue, buffer, arg)  # type: ignore[call-overload]  # a pooled buffer copies as a buffer
             copies.append(buffer)
         else:
             copies.append(arg)

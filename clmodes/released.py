@@ -23,7 +23,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import pyopencl as cl
 
@@ -88,6 +88,6 @@ def _wrapping(release: Callable[[object], None]) -> Callable[[object], None]:
 def install() -> None:
     """Wrap `pyopencl.MemoryObject.release` (idempotent, any thread)."""
     with _lock:
-        current = cl.MemoryObject.release
+        current: Callable[[Any], None] = cl.MemoryObject.release
         if not getattr(current, "clmodes_wrapped", False):
-            cl.MemoryObject.release = _wrapping(current)
+            setattr(cl.MemoryObject, "release", _wrapping(current))  # a method replaced on purpose

@@ -38,4 +38,5 @@ def load_workload(target: str) -> Callable[[], object]:
         raise WorkloadError(f"module {module_name!r} has no function {function_name!r}")
     if not callable(workload):
         raise WorkloadError(f"{target} is not callable")
-    return workload
+    loaded: Callable[[], object] = workload
+    return loaded

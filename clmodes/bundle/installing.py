@@ -70,7 +70,7 @@ def load_refusals(wanted: StoreEntries, matches: list[DeviceMatch], store: Store
     binaries for a real device here are loaded (a recorded device stands for a machine
     elsewhere: nothing here could ever load them), and only those the store lacks."""
     real = {m.exact: m.local.cl_device for m in matches if m.match == "exact"
-            and m.local is not None and m.local.cl_device is not None}
+            and m.exact is not None and m.local is not None and m.local.cl_device is not None}
     new = [r for r in wanted.binaries if r.exact in real and store.get_binary(r.exact, r.batch) is None]
     return check_loads(new, [k for k in wanted.kernels if k.exact in real], real)
 

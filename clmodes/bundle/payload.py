@@ -117,9 +117,9 @@ def payload_tables() -> tuple[PayloadTable, ...]:
     return tuple(tables)
 
 
-def expected_schema() -> dict[str, str]:
+def expected_schema() -> dict[str, str | None]:
     """Object name -> its normalized SQL (None for an automatic key index), exactly."""
-    expected: dict[str, str] = {BLOBS: normalized(BLOBS_SQL)}
+    expected: dict[str, str | None] = {BLOBS: normalized(BLOBS_SQL)}
     for table in payload_tables():
         expected[table.name] = normalized(table.create_sql())
     return expected
@@ -207,7 +207,7 @@ def read_rows(path: Path, connection: sqlite3.Connection, counts: dict[str, Any]
     check_integrity(path, connection)
     present = check_schema(path, connection)
     blobs = read_blobs(path, connection) if BLOBS in present else {}
-    tables = {}
+    tables: dict[str, list[Any]] = {}
     for table in payload_tables():
         if table.name not in present:
             tables[table.name] = []

@@ -49,8 +49,10 @@ def validate(path: Path, manifest: dict[str, Any], entries: StoreEntries) -> Non
 
 
 def validate_manifest(path: Path, manifest: dict[str, Any], entries: StoreEntries) -> None:
-    for field, kind in (("clmodes", str), ("created", str), ("format", int), ("counts", dict)):
-        if type(manifest.get(field)) is not kind:
+    kinds: tuple[tuple[str, type], ...] = (("clmodes", str), ("created", str), ("format", int),
+                                           ("counts", dict))
+    for field, expected_type in kinds:
+        if type(manifest.get(field)) is not expected_type:
             raise BundleError(f"{path}: damaged bundle manifest ({field})")
     counts, expected = manifest["counts"], entry_counts(entries)
     for kind, number in expected.items():

@@ -49,7 +49,7 @@ def write_plot(details: dict[str, Any], path: Path) -> None:
     top = max(2.6, 0.32 * len(details["candidates"]) + 1.9)
     figure = Figure(figsize=(11, top + 3.0 * rows), layout="constrained")
     # Subfigures, not one grid: the candidates' long names must not shift the panels.
-    parts = figure.subfigures(2, 1, height_ratios=[top, 3.0 * rows]) if rows else [figure]
+    parts: Any = figure.subfigures(2, 1, height_ratios=[top, 3.0 * rows]) if rows else [figure]
     scale, unit = unit_for([c["median_s"] for c in details["candidates"]])
     _candidates_panel(parts[0].add_subplot(), details, scale, unit)
     if rows:

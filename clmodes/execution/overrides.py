@@ -49,7 +49,8 @@ class CompileListener(Protocol):
 class HasStreamModes(Protocol):
     """What `StreamModeOverride` needs of a stream: its mode stack."""
 
-    modes: ModeStack
+    @property
+    def modes(self) -> ModeStack: ...  # read-only: a stream's own stack type is a ModeStack
 
 _lock = threading.Lock()
 _sequence = itertools.count()

@@ -28,6 +28,7 @@ import dataclasses
 import logging
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -182,7 +183,7 @@ def warm(workload: str, out: str, address: str | None = None, per: str = "exact"
 
 
 def _run(ray: Any, workload: str, targets: list[Target], report: FleetReport,
-         directory: Path, progress: FleetProgress, groups: list[Group] = (),
+         directory: Path, progress: FleetProgress, groups: Sequence[Group] = (),
          spread_timeout_s: float = DEFAULT_TIMEOUT_S) -> list[Path]:
     jobs = _Jobs(ray, workload, report, directory)
     grouped = {id(t) for group in groups for t in group.targets}

@@ -67,7 +67,8 @@ def plan_groups(found: list[NodeDevices], targets: list[Target], per: str,
             if device.model not in seen:
                 seen.add(device.model)
                 by_model.setdefault(device.model, []).append((entry.node, device))
-    groups, plain = [], []
+    groups: list[Group] = []
+    plain: list[Target] = []
     claimed: set[str] = set()
     for target in targets:
         model = target.places[0][1].model

@@ -12,6 +12,7 @@ launch), and the probe wants the device's peak, not the machine's current share.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -86,7 +87,7 @@ def filled_buffers(stream: Stream, size: int, quantum: int) -> tuple[cl.Buffer, 
             source = cl.Buffer(context, cl.mem_flags.READ_WRITE, size)
             target = cl.Buffer(context, cl.mem_flags.READ_WRITE, size)
             for buffer in (source, target):
-                cl.enqueue_fill_buffer(queue, buffer, np.float32(1.0), 0, size)
+                cl.enqueue_fill_buffer(queue, buffer, np.array(1.0, np.float32), 0, size)
             queue.finish()
             return source, target, size
         except (cl.Error, MemoryError) as error:
@@ -116,8 +117,8 @@ def measure_bandwidth(stream: Stream, policy: ProbePolicy) -> tuple[tuple[Figure
     global_size = fitted_global_size(stream, lambda: launch("read"), global_size, local, policy)
     figures = []
     for name, (_, _, per_item_bytes) in plans.items():
-        run_seconds(stream, lambda name=name: launch(name))  # warm-up
-        timing = rounds(stream, lambda name=name: launch(name), policy)
+        run_seconds(stream, functools.partial(launch, name))  # warm-up
+        timing = rounds(stream, functools.partial(launch, name), policy)
         figures.append(make_figure(
             name, "GB/s", global_size * per_item_bytes, timing, global_size, local, ITEMS))
     return tuple(figures), size
@@ -152,7 +153,7 @@ def measure_compute(stream: Stream, policy: ProbePolicy) -> tuple[Figure, ...]:
             stream.launch(kernel, global_size, local, sink, 0.9999, 1e-4, iterations)
 
         iterations = calibrated_iterations(stream, launch, policy)
-        timing = rounds(stream, lambda n=iterations, run=launch: run(n), policy)
+        timing = rounds(stream, functools.partial(launch, iterations), policy)
         flops = global_size * width * CHAINS * 2 * iterations
         figures.append(make_figure(
             WIDTH_NAMES[width], "GFLOP/s", flops, timing, global_size, local, iterations))

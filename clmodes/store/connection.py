@@ -103,12 +103,13 @@ def read_only(path: Path, why: Exception) -> Opened | None:
     return Opened(connection, path, identity(path), reason)
 
 
-def fallback(path: Path, error: Exception | str) -> None:
+def fallback(path: Path, error: Exception | str) -> Opened | None:
     """Warn that this process keeps its results in memory; None, for the caller to return."""
     log.warning(
         "clmodes store %s cannot be used (%s); keeping results in memory for this process",
         path, error,
     )
+    return None
 
 
 def connect(target: str) -> sqlite3.Connection:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+from typing import Any
 from pathlib import Path
 from urllib.parse import quote
 
@@ -72,7 +73,7 @@ def warn_once(path: Path, reason: str) -> None:
                 "process compiles and tunes in memory", path, reason)
 
 
-_OPTIONS = {"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None,
+_OPTIONS: dict[str, Any] = {"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None,
             "check_same_thread": False}
 
 

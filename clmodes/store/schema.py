@@ -111,7 +111,7 @@ class Row:
     @classmethod
     def of(cls: type[R], row: R | Sequence[Any]) -> R:
         """A typed row from itself or from a plain tuple in column order (SQLite's rows)."""
-        return row if isinstance(row, cls) else cls(*row)
+        return row if isinstance(row, cls) else cls(*row)  # type: ignore[misc]  # a tuple's columns
 
     def values(self) -> tuple[Any, ...]:
         """The columns in table order, as SQLite parameters."""

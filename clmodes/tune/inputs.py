@@ -22,6 +22,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from typing import TypeGuard
+
 import numpy as np
 import pyopencl.array as cla
 
@@ -79,7 +81,7 @@ def replace_unwritten(copies: tuple[object, ...]) -> list[Replaced]:
     return replaced
 
 
-def _checkable(arg: object) -> bool:
+def _checkable(arg: object) -> TypeGuard[cla.Array]:
     return (isinstance(arg, cla.Array) and arg.dtype.kind in "fc" and arg.size > 0
             and (arg.flags.c_contiguous or arg.flags.f_contiguous))
 

@@ -226,7 +226,7 @@ class TuningSpace:
                 params[name] = self._values[name]
                 continue
             chosen = choices[name]
-            wanted = list(chosen) if isinstance(chosen, (list, tuple)) else [chosen]
+            wanted: list[Value] = list(chosen) if isinstance(chosen, (list, tuple)) else [chosen]  # type: ignore[list-item]
             for value in wanted:
                 if _key(value) not in self._index[name]:
                     raise ValueError(f"subspace: {name} has no value {value!r} in this space")

@@ -186,6 +186,7 @@ class _LocalSearch(_Search):
             if not ranked:
                 return self._remember(self.random_unseen(self.generation))
             self._move_centre(ranked[0][1])
+            assert self.centre is not None  # just moved to the best measured config
             chosen = self._neighbourhood(self.centre)
             if not chosen:
                 chosen = self._restart(ranked[0][1])
