@@ -12,6 +12,17 @@ import pyopencl.array as cla
 
 
 
+# The numpy dtype of each OpenCL scalar type, for Python numbers passed as arguments.
+SCALAR_DTYPES = {
+    "char": np.int8, "uchar": np.uint8, "unsigned char": np.uint8,
+    "short": np.int16, "ushort": np.uint16, "unsigned short": np.uint16,
+    "int": np.int32, "uint": np.uint32, "unsigned int": np.uint32,
+    "long": np.int64, "ulong": np.uint64, "unsigned long": np.uint64,
+    "float": np.float32, "double": np.float64, "half": np.float16,
+    "bool": np.int32,
+}
+
+
 class _Info(Protocol):
     """An argument's declared name and type (`launchable.ArgInfo`)."""
 

@@ -23,6 +23,7 @@ _CL_STD = re.compile(r"-cl-std=CL(\d+)\.(\d+)")
 # Intel's CPU runtime runs for hours: CPU devices and PoCL are held to it; a GPU's own
 # driver decides.
 _WORK_GROUPS_MAX = 2**32 - 1
+_SEEN_MAX = 256  # (global, local) pairs remembered per kernel as possible
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,11 +72,33 @@ _DEVICES: dict[int, DeviceLimits] = {}
 @dataclasses.dataclass(frozen=True)
 class SizeLimits:
     """One kernel's limits on one device: the device's, its own work-group size, and
-    whether its program needs local to divide global."""
+    whether its program needs local to divide global; and the (global, local) pairs
+    already found possible, which the launch path looks up before asking `problem`."""
 
-    device: DeviceLimits
+    device: DeviceLimits | None
     group_size: int
     uniform: bool
+    seen: set[object] = dataclasses.field(default_factory=set, compare=False)
+
+    @classmethod
+    def unlimited(cls) -> "SizeLimits":
+        """No device to check against: every size goes to the runtime as it is."""
+        return cls(None, 0, False)
+
+    def problem(self, global_size: object, local_size: object) -> str | None:
+        """What makes these sizes impossible, in words; None (and remembered) if nothing."""
+        try:
+            hash((global_size, local_size))
+        except TypeError:
+            return f"sizes {global_size!r:.60}, {local_size!r:.60} are not integers"
+        if self.device is not None:
+            found = size_problem(self, global_size, local_size)  # type: ignore[arg-type]
+            if found:
+                return found
+        if len(self.seen) >= _SEEN_MAX:
+            self.seen.clear()
+        self.seen.add((global_size, local_size))
+        return None
 
     @classmethod
     def of(cls, device: cl.Device, kernel: cl.Kernel, program: cl.Program) -> "SizeLimits":
@@ -112,6 +135,7 @@ def size_problem(
 ) -> str | None:
     """What makes this launch's sizes impossible on the device, in words; None if nothing."""
     device = limits.device
+    assert device is not None
     problem = _shape_problem(device, global_size, local_size)
     if problem:
         return problem
@@ -159,6 +183,7 @@ def _local_problem(
     limits: SizeLimits, sizes: list[int], locals_: list[int], local_size: tuple[object, ...]
 ) -> str | None:
     device = limits.device
+    assert device is not None
     if any(l == 0 for l in locals_):
         return f"local size {_text(local_size)} has a zero dimension"
     for d, (l, most) in enumerate(zip(locals_, device.item_sizes)):

@@ -27,20 +27,11 @@ import pyopencl.array as cla
 from clmodes import released
 from clmodes.errors import KernelLaunchError
 from clmodes.kernel import RENAMED
-from clmodes.launch_args import argument_problem, guards_buffers, other_context, with_buffers
-from clmodes.launch_sizes import SizeLimits, size_problem
+from clmodes.launch_args import (
+    SCALAR_DTYPES, argument_problem, guards_buffers, other_context, with_buffers)
+from clmodes.launch_sizes import SizeLimits
 from clmodes.pointer_types import PointerType, dtype_problem, pointer_type
 from clmodes.released import RELEASED
-
-_SCALARS = {
-    "char": np.int8, "uchar": np.uint8, "unsigned char": np.uint8,
-    "short": np.int16, "ushort": np.uint16, "unsigned short": np.uint16,
-    "int": np.int32, "uint": np.uint32, "unsigned int": np.uint32,
-    "long": np.int64, "ulong": np.uint64, "unsigned long": np.uint64,
-    "float": np.float32, "double": np.float64, "half": np.float16,
-    "bool": np.int32,
-}
-
 
 def _size(size: object) -> tuple[int, ...]:
     return (int(size),) if isinstance(size, (int, np.integer)) else tuple(size)  # type: ignore[arg-type]
@@ -129,12 +120,11 @@ class Launchable:
     context: cl.Context | None = None
     buffer_slots: tuple[int, ...] | None = None  # None: no check (the runtime refuses them)
     known_buffers: set[int] = dataclasses.field(default_factory=set)
-    # Pointer arguments whose declared type an Array's dtype is checked against, where
-    # the buffer guards above do not already look at every argument (None: none).
-    typed: tuple[tuple[int, PointerType], ...] | None = None
+    # Where no buffer guard looks at each pointer argument: those an Array may come in
+    # (converted to its buffer before the runtime sees it, its dtype checked first).
+    array_slots: tuple[int, ...] = ()
     pointer_types: dict[int, PointerType] = dataclasses.field(default_factory=dict)
-    sizes: SizeLimits | None = None
-    good_sizes: set[object] = dataclasses.field(default_factory=set)  # (global, local) pairs
+    sizes: SizeLimits = dataclasses.field(default_factory=SizeLimits.unlimited)
 
     @classmethod
     def create(
@@ -152,7 +142,7 @@ class Launchable:
         else:
             infos = _arg_infos(first, int(device.address_bits), aliases or {}) or recorded
         dtypes = None if infos is None else [
-            None if a.pointer else _SCALARS.get(a.type_name) for a in infos
+            None if a.pointer else SCALAR_DTYPES.get(a.type_name) for a in infos
         ]
         unresolved = () if infos is None else tuple(
             i for i, a in enumerate(infos) if not a.pointer and not a.resolved
@@ -164,7 +154,8 @@ class Launchable:
                       if a.pointer and (t := pointer_type(a.type_name)) is not None)
         launchable = cls(name, label, program, entry, num_args, infos, dtypes,
                          unresolved, context=program.context, buffer_slots=slots,
-                         typed=(typed or None) if slots is None else None,
+                         array_slots=() if slots is not None else tuple(
+                             i for i in range(num_args) if infos is None or infos[i].pointer),
                          pointer_types=dict(typed), sizes=SizeLimits.of(device, first, program))
         launchable._adopt(first)
         if slots is not None:
@@ -199,7 +190,7 @@ class Launchable:
         if local_size is not None and type(local_size) is not tuple:
             local_size = _size(local_size)
         try:
-            known = (global_size, local_size) in self.good_sizes
+            known = (global_size, local_size) in self.sizes.seen
         except TypeError:  # not integers: said by the check
             known = False
         if not known:
@@ -225,58 +216,54 @@ class Launchable:
                 elif kind is _LOCAL:
                     continue
                 self._refuse_buffers(args)  # a new buffer, an image, an array, a mistake
+                args = self._as_buffers(args)
                 break
-        elif self.typed is not None:
-            for i, wanted in self.typed:
+        else:
+            for i in self.array_slots:
                 value = args[i]
                 if value.__class__ is not _BUFFER and isinstance(value, cla.Array):
-                    if value.dtype is not wanted.scalar:
-                        self._refuse_dtype(i, value)
+                    self._refuse_buffers(args)  # its dtype against the declared type
+                    args = self._as_buffers(args)
+                    break
         try:
             return kernel(queue, global_size, local_size, *args)
         except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError) as error:
             # Only now, off the hot path: `pyopencl.array.Array`s where buffers belong
             # (an array's released buffer refused first: a sub-buffer of it would crash).
             self._refuse_buffers(args)
-            try:
-                converted = with_buffers(args)
-            except cl.Error as refused:
-                raise KernelLaunchError(
-                    f"kernel {self.name!r} on {self.device_label}: an array view at an "
-                    f"offset the device cannot address as a sub-buffer "
-                    f"({str(refused).split(': ')[-1]}); pass a copy or an aligned view"
-                ) from error
-            if converted is not None:
-                self._refuse_buffers(converted)
+            converted = self._as_buffers(args)
+            if converted is not args:
                 try:
                     return kernel(queue, global_size, local_size, *converted)
                 except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError):
                     pass
             raise KernelLaunchError(self._explain(error, args)) from error
 
-    def _check_sizes(self, global_size: object, local_size: object) -> None:
-        """Raise for sizes the device cannot launch; remember the pairs that it can."""
+    def _as_buffers(self, args: tuple[object, ...]) -> tuple[object, ...]:
+        """The arguments with `pyopencl.array.Array`s as their buffers (pyopencl refuses
+        an Array itself), sub-buffers checked like any buffer; `args` if there is none."""
         try:
-            hash((global_size, local_size))
-        except TypeError:
-            raise KernelLaunchError(f"kernel {self.name!r} on {self.device_label}: sizes "
-                                    f"{global_size!r:.60}, {local_size!r:.60} are not integers") from None
-        if self.sizes is not None:
-            problem = size_problem(self.sizes, global_size, local_size)  # type: ignore[arg-type]
-            if problem:
-                raise KernelLaunchError(f"kernel {self.name!r} on {self.device_label}: {problem}")
-        if len(self.good_sizes) >= _KNOWN_SIZES:
-            self.good_sizes.clear()
-        self.good_sizes.add((global_size, local_size))
+            converted = with_buffers(args)
+        except cl.Error as refused:
+            raise KernelLaunchError(
+                f"kernel {self.name!r} on {self.device_label}: an array view at an "
+                f"offset the device cannot address as a sub-buffer "
+                f"({str(refused).split(': ')[-1]}); pass a copy or an aligned view") from None
+        if converted is None:
+            return args
+        self._refuse_buffers(converted)
+        return converted
 
-    def _refuse_dtype(self, index: int, array: cla.Array) -> None:
-        problem = self._dtype_problem(index, array)
+    def _check_sizes(self, global_size: object, local_size: object) -> None:
+        problem = self.sizes.problem(global_size, local_size)
         if problem:
-            raise KernelLaunchError(problem)
+            raise KernelLaunchError(f"kernel {self.name!r} on {self.device_label}: {problem}")
 
     def _dtype_problem(self, index: int, array: cla.Array) -> str | None:
         wanted = self.pointer_types.get(index)
-        problem = None if wanted is None else dtype_problem(wanted, array.dtype, array.size)
+        if wanted is None or array.dtype is wanted.scalar and wanted.width == 1:
+            return None
+        problem = dtype_problem(wanted, array.dtype, array.size)
         return problem and self._argument_problem(index, array, problem)
 
     def _refuse_buffers(self, args: tuple[object, ...]) -> None:
@@ -337,4 +324,3 @@ class Launchable:
 
 _BUFFER, _LOCAL = cl.Buffer, cl.LocalMemory
 _KNOWN_BUFFERS = 4096  # buffers remembered per kernel; past that, seen ones are checked again
-_KNOWN_SIZES = 256  # (global, local) pairs remembered per kernel as possible
