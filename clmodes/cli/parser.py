@@ -128,6 +128,9 @@ def _add_bundle(verbs: SubParsers) -> None:
     _add_trust(imported)
     imported.add_argument("--allow-unsigned", action="store_true",
                           help="import program binaries no trusted key signed (they are code)")
+    imported.add_argument("--allow-memory", action="store_true",
+                          help="import even if the store fell back to memory or is read-only "
+                               "(nothing is kept)")
     inspected = add_verb(actions, "inspect", bundle.run_inspect,
                          "what FILE holds, who signed it, how it matches here")
     inspected.add_argument("file", metavar="FILE", help="a bundle file to read (nothing is written)")
