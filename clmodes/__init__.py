@@ -22,6 +22,7 @@ from clmodes.execution import (
     LaunchMode,
     ProcessMode,
     ProcessModeOverride,
+    ReadStatistics,
     StatisticsCollector,
     StatisticsReader,
     StreamMode,
@@ -35,6 +36,7 @@ from clmodes.stream import Stream
 from clmodes.tune import RacePolicy, Tunable, TuningSpace, Variant, kernel_variants
 from clmodes.warm import warm
 from clmodes import capture  # noqa: F401 - registers the override capture (capture.py)
+from clmodes import reads  # noqa: F401 - registers the read watch under compile modes (reads.py)
 from clmodes.probing import ProbePolicy, ProbeResult, probe
 from clmodes.roofline import roofline_fraction
 
@@ -48,6 +50,7 @@ __all__ = [
     "Device",
     "DeviceDescription",
     "ExecutionStatistics",
+    "ReadStatistics",
     "Fingerprint",
     "Kernel",
     "KernelBuildError",
