@@ -73,7 +73,9 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
         with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector), \
                 default_runtime().tunes.noting_misses() as untuned:
             workload()
-        shown.found(len(untuned), sum(client.server.queued() for client in all_clients()))
+        def pending() -> int:
+            return sum(client.server.queued() for client in all_clients())
+        shown.found(len(untuned), pending(), pending)
         shown.phase = "compiling and tuning"
         with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
             for client in all_clients():

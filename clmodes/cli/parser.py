@@ -45,7 +45,7 @@ ENVIRONMENT = (
     ("KERNELS_CL_CLASSES", "kernels_cl MLP: outputs (10)"),
     ("KERNELS_CL_SEQ", "kernels_cl attention: sequence length (48)"),
     ("KERNELS_CL_DTYPE", "kernels_cl workloads: float32 (default), float64, float16"),
-    ("KERNELS_CL_MATMUL", "kernels_cl matmul: candidates (default: 15 hand-written) or space (GEMM)"),
+    ("KERNELS_CL_MATMUL", "kernels_cl matmul: space (default: the GEMM space) or candidates (15 hand-written)"),
     ("KERNELS_CL_SEED", "kernels_cl workloads: seed of parameters and inputs (0)"),
 )
 
