@@ -81,3 +81,17 @@ def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path, verb):
     _, stderr = proc.communicate(timeout=120)
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
     assert proc.returncode in (0, 141)
+
+
+def test_tune_list_fits_the_terminal_and_a_pipe_gets_every_value_whole(tmp_path):
+    from clmodes.store import Store
+
+    key, winner = "k" * 150, "w" * 90
+    Store(tmp_path).put_tune("model-x", "a_rather_long_tunable_name", key, "c", {"winner": winner})
+    narrow = run_cli(tmp_path, "tune", "list", COLUMNS="100")
+    assert narrow.returncode == 0, narrow.stderr
+    rows = narrow.stdout.splitlines()[2:]
+    assert rows and all(len(line) <= 100 for line in rows), rows
+    assert "…" in rows[1] and key not in narrow.stdout
+    whole = run_cli(tmp_path, "tune", "list", COLUMNS="")
+    assert key in whole.stdout and winner in whole.stdout
