@@ -125,6 +125,10 @@ class Launchable:
     array_slots: tuple[int, ...] = ()
     pointer_types: dict[int, PointerType] = dataclasses.field(default_factory=dict)
     sizes: SizeLimits = dataclasses.field(default_factory=SizeLimits.unlimited)
+    seen_sizes: set[object] = dataclasses.field(default_factory=set)  # `sizes.seen`, one lookup nearer
+    # The last (global, local) pair found possible: the same tuples again skip hashing
+    # them (an identity test; one attribute holds the pair, so threads never mix two).
+    last_sizes: tuple[object, object] = (None, None)
 
     @classmethod
     def create(
@@ -152,11 +156,12 @@ class Launchable:
             i for i in range(num_args) if infos is None or infos[i].pointer)
         typed = tuple((i, t) for i, a in enumerate(infos or ())
                       if a.pointer and (t := pointer_type(a.type_name)) is not None)
+        limits = SizeLimits.of(device, first, program)
         launchable = cls(name, label, program, entry, num_args, infos, dtypes,
                          unresolved, context=program.context, buffer_slots=slots,
                          array_slots=() if slots is not None else tuple(
                              i for i in range(num_args) if infos is None or infos[i].pointer),
-                         pointer_types=dict(typed), sizes=SizeLimits.of(device, first, program))
+                         pointer_types=dict(typed), sizes=limits, seen_sizes=limits.seen)
         launchable._adopt(first)
         if slots is not None:
             released.watch(launchable)
@@ -189,12 +194,15 @@ class Launchable:
             global_size = _size(global_size)
         if local_size is not None and type(local_size) is not tuple:
             local_size = _size(local_size)
-        try:
-            known = (global_size, local_size) in self.sizes.seen
-        except TypeError:  # not integers: said by the check
-            known = False
-        if not known:
-            self._check_sizes(global_size, local_size)
+        last = self.last_sizes
+        if global_size is not last[0] or local_size is not last[1]:
+            try:
+                known = (global_size, local_size) in self.seen_sizes
+            except TypeError:  # not integers: said by the check
+                known = False
+            if not known:
+                self._check_sizes(global_size, local_size)
+            self.last_sizes = (global_size, local_size)
         kernel = self.per_thread.get(threading.get_ident())
         if kernel is None:
             kernel = self._adopt(cl.Kernel(self.program, self.entry))

@@ -97,3 +97,17 @@ def test_a_work_group_over_the_kernels_own_limit_is_refused(stream):
     too_many = (most * 2,) if most * 2 <= launchable.sizes.device.item_sizes[0] else (most, 2)
     with pytest.raises(KernelLaunchError, match=r"kernel 'add' .*(this kernel takes at most|exceeds)"):
         stream.launch(kernel, too_many, too_many, buf.data, 1.0, 8)
+
+
+def test_sizes_found_possible_are_remembered_but_never_stand_for_others(stream):
+    kernel = Kernel(fresh(ADD), "add")
+    buf = cla.zeros(stream.queue, 8, np.float32)
+    good, local = (8,), (4,)
+    for _ in range(3):
+        stream.launch(kernel, good, local, buf.data, 1.0, 8)
+    with pytest.raises(KernelLaunchError, match="does not divide"):
+        stream.launch(kernel, (6,), local, buf.data, 1.0, 8)
+    with pytest.raises(KernelLaunchError, match="zero dimension"):
+        stream.launch(kernel, good, (0,), buf.data, 1.0, 8)
+    stream.launch(kernel, good, local, buf.data, 1.0, 8)
+    assert buf.get().tolist() == [4.0] * 8
