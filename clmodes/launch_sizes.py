@@ -69,16 +69,21 @@ class DeviceLimits:
 _DEVICES: dict[int, DeviceLimits] = {}
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass
 class SizeLimits:
     """One kernel's limits on one device: the device's, its own work-group size, and
     whether its program needs local to divide global; and the (global, local) pairs
-    already found possible, which the launch path looks up before asking `problem`."""
+    already found possible, which the launch path looks up before asking `problem`.
+
+    Asked of the driver at the kernel's first launch, not when it is obtained: PoCL
+    compiles a kernel to answer its work-group size, and a warm obtains many kernels it
+    never launches."""
 
     device: DeviceLimits | None
     group_size: int
     uniform: bool
     seen: set[object] = dataclasses.field(default_factory=set, compare=False)
+    unasked: tuple[cl.Device, cl.Kernel, cl.Program] | None = None
 
     @classmethod
     def unlimited(cls) -> "SizeLimits":
@@ -91,6 +96,8 @@ class SizeLimits:
             hash((global_size, local_size))
         except TypeError:
             return f"sizes {global_size!r:.60}, {local_size!r:.60} are not integers"
+        if self.unasked is not None:
+            self._ask(*self.unasked)
         if self.device is not None:
             found = size_problem(self, global_size, local_size)  # type: ignore[arg-type]
             if found:
@@ -102,13 +109,18 @@ class SizeLimits:
 
     @classmethod
     def of(cls, device: cl.Device, kernel: cl.Kernel, program: cl.Program) -> "SizeLimits":
+        """The limits of `kernel`, asked when first needed."""
+        return cls(None, 0, False, unasked=(device, kernel, program))
+
+    def _ask(self, device: cl.Device, kernel: cl.Kernel, program: cl.Program) -> None:
         limits = DeviceLimits.of(device)
         try:
             own = int(kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, device))
         except cl.Error:
             own = limits.group_size
-        return cls(limits, min(own, limits.group_size) or limits.group_size,
-                   _needs_uniform(limits, _build_options(program, device)))
+        self.group_size = min(own, limits.group_size) or limits.group_size
+        self.uniform = _needs_uniform(limits, _build_options(program, device))
+        self.device, self.unasked = limits, None
 
 
 def _version(pattern: re.Pattern[str], text: str) -> tuple[int, int] | None:
