@@ -68,8 +68,8 @@ def _resolve(type_name: str, aliases: Mapping[str, str | None]) -> tuple[str, bo
     guessed."""
     type_name = RENAMED.sub("", type_name).strip()
     if type_name.endswith("*"):  # a pointer's element type resolves the same way
-        base, known = _resolve(type_name.rstrip("*"), aliases)
-        return base + type_name[len(type_name.rstrip("*")):], known
+        element, known = _resolve(type_name.rstrip("*"), aliases)
+        return element + type_name[len(type_name.rstrip("*")):], known
     for _ in range(8):  # typedef chains, without looping forever on a cycle
         if type_name not in aliases:
             return type_name, True
@@ -197,10 +197,10 @@ class Launchable:
         last = self.last_sizes
         if global_size is not last[0] or local_size is not last[1]:
             try:
-                known = (global_size, local_size) in self.seen_sizes
+                possible = (global_size, local_size) in self.seen_sizes
             except TypeError:  # not integers: said by the check
-                known = False
-            if not known:
+                possible = False
+            if not possible:
                 self._check_sizes(global_size, local_size)
             self.last_sizes = (global_size, local_size)
         kernel = self.per_thread.get(threading.get_ident())

@@ -77,12 +77,12 @@ def _scalars_of(dtype: np.dtype) -> tuple[np.dtype, int] | None:
         inner, shape = dtype.subdtype
         found = _scalars_of(inner)
         return None if found is None else (found[0], found[1] * int(np.prod(shape)))
-    if dtype.names:
+    if dtype.names and dtype.fields is not None:
         parts = [_scalars_of(dtype.fields[n][0]) for n in dtype.names]
-        if any(p is None for p in parts) or len({p[0] for p in parts}) != 1:  # type: ignore[index]
+        known = [p for p in parts if p is not None]
+        if len(known) != len(parts) or len({p[0] for p in known}) != 1:
             return None
-        count = sum(p[1] for p in parts)  # type: ignore[index]
-        scalar = parts[0][0]  # type: ignore[index]
+        scalar, count = known[0][0], sum(p[1] for p in known)
         if count * scalar.itemsize != dtype.itemsize:  # padding: a float3's fourth lane
             count = dtype.itemsize // scalar.itemsize
             if count * scalar.itemsize != dtype.itemsize:

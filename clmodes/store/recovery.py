@@ -117,7 +117,7 @@ def salvage(source: sqlite3.Connection, fresh: sqlite3.Connection) -> int:
         except sqlite3.DatabaseError as error:
             log.debug("clmodes store: table %s cannot be salvaged (%s)", table, error)
             continue
-        rows = []
+        rows: list[tuple[object, ...]] = []
         for rowid in rowids:
             try:
                 rows.extend(source.execute(f"SELECT * FROM {table} WHERE rowid=?", (rowid,)))  # noqa: S608
