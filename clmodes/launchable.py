@@ -236,8 +236,9 @@ class Launchable:
         try:
             return kernel(queue, global_size, local_size, *args)
         except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError) as error:
-            # Only now, off the hot path: `pyopencl.array.Array`s where buffers belong
-            # (an array's released buffer refused first: a sub-buffer of it would crash).
+            # The runtime's or pyopencl's refusal: explained off the hot path, after one
+            # more try with any Array still passed as its buffer (a released buffer is
+            # refused first: a sub-buffer of it would crash).
             self._refuse_buffers(args)
             converted = self._as_buffers(args)
             if converted is not args:
