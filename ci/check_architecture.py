@@ -32,9 +32,9 @@ from pathlib import Path
 # tuning and probing measure on streams; warm, bundles and the fleet orchestrate all of
 # it; the CLI and the package's face sit on top.
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
-    "_version errors atomic icd execution",
+    "_version errors atomic icd compiler_output execution reads",
     "includes device discovery kernel progress",
-    "store batch released arginfo launchable",
+    "store batch released arginfo pointer_types launch_args launch_sizes launchable",
     "device_check selection programs server",
     "stream client",
     "runtime measure probing roofline tune capture",

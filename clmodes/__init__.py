@@ -25,6 +25,7 @@ from clmodes.execution import (
     LaunchMode,
     ProcessMode,
     ProcessModeOverride,
+    ReadStatistics,
     StatisticsCollector,
     StatisticsReader,
     StreamMode,
@@ -40,6 +41,7 @@ from clmodes.warm import warm
 from clmodes.checking import CheckReport, check
 from clmodes.execution.misses import Miss, StrictMissError
 from clmodes import capture  # noqa: F401 - registers the override capture (capture.py)
+from clmodes import reads  # noqa: F401 - registers the read watch under compile modes (reads.py)
 from clmodes.probing import ProbePolicy, ProbeResult, probe
 from clmodes.roofline import roofline_fraction
 
@@ -57,6 +59,7 @@ __all__ = [
     "DeviceDescription",
     "DeviceUnusableError",
     "ExecutionStatistics",
+    "ReadStatistics",
     "Fingerprint",
     "Kernel",
     "KernelBuildError",

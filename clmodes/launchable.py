@@ -3,7 +3,10 @@
 Scalar argument dtypes come from the kernel's own argument info (the batch is built with
 `-cl-kernel-arg-info`), so a launch can pass Python ints and floats as pyopencl users
 expect, and a wrong argument is reported with the kernel's name and the argument's index,
-name and declared type instead of pyopencl's positional `arg#2`.
+name and declared type instead of pyopencl's positional `arg#2`. Before the runtime sees
+a launch, its sizes are checked against the device (`launch_sizes`: some runtimes abort on
+an impossible one) and an Array's dtype against its pointer's declared type
+(`pointer_types`); both checks cost a set lookup or an identity test once passed.
 
 A `pyopencl.Kernel` holds its arguments as state (set_arg, then enqueue), so two threads
 launching one kernel object would race. Each thread gets its own kernel object instead,
@@ -23,19 +26,13 @@ import pyopencl.array as cla
 
 from clmodes import released
 from clmodes.arginfo import ArgInfo  # re-exported: its home was here
-from clmodes.released import RELEASED
 from clmodes.errors import KernelLaunchError
 from clmodes.kernel import RENAMED
-
-_SCALARS = {
-    "char": np.int8, "uchar": np.uint8, "unsigned char": np.uint8,
-    "short": np.int16, "ushort": np.uint16, "unsigned short": np.uint16,
-    "int": np.int32, "uint": np.uint32, "unsigned int": np.uint32,
-    "long": np.int64, "ulong": np.uint64, "unsigned long": np.uint64,
-    "float": np.float32, "double": np.float64, "half": np.float16,
-    "bool": np.int32,
-}
-
+from clmodes.launch_args import (
+    SCALAR_DTYPES, argument_problem, guards_buffers, other_context, with_buffers)
+from clmodes.launch_sizes import SizeLimits
+from clmodes.pointer_types import PointerType, dtype_problem, pointer_type
+from clmodes.released import RELEASED
 
 def _size(size: object) -> tuple[int, ...]:
     return (int(size),) if isinstance(size, (int, np.integer)) else tuple(size)  # type: ignore[arg-type]
@@ -47,6 +44,9 @@ def _resolve(type_name: str, aliases: Mapping[str, str | None]) -> tuple[str, bo
     report typedef names, and an alias whose `#if` branches disagree (None) is never
     guessed."""
     type_name = RENAMED.sub("", type_name).strip()
+    if type_name.endswith("*"):  # a pointer's element type resolves the same way
+        element, known = _resolve(type_name.rstrip("*"), aliases)
+        return element + type_name[len(type_name.rstrip("*")):], known
     for _ in range(8):  # typedef chains, without looping forever on a cycle
         if type_name not in aliases:
             return type_name, True
@@ -97,6 +97,15 @@ class Launchable:
     context: cl.Context | None = None
     buffer_slots: tuple[int, ...] | None = None  # None: no check (the runtime refuses them)
     known_buffers: set[int] = dataclasses.field(default_factory=set)
+    # Where no buffer guard looks at each pointer argument: those an Array may come in
+    # (converted to its buffer before the runtime sees it, its dtype checked first).
+    array_slots: tuple[int, ...] = ()
+    pointer_types: dict[int, PointerType] = dataclasses.field(default_factory=dict)
+    sizes: SizeLimits = dataclasses.field(default_factory=SizeLimits.unlimited)
+    seen_sizes: set[object] = dataclasses.field(default_factory=set)  # `sizes.seen`, one lookup nearer
+    # The last (global, local) pair found possible: the same tuples again skip hashing
+    # them (an identity test; one attribute holds the pair, so threads never mix two).
+    last_sizes: tuple[object, object] = (None, None)
 
     @classmethod
     def create(
@@ -114,16 +123,22 @@ class Launchable:
         else:
             infos = _arg_infos(first, int(device.address_bits), aliases or {}) or recorded
         dtypes = None if infos is None else [
-            None if a.pointer else _SCALARS.get(a.type_name) for a in infos
+            None if a.pointer else SCALAR_DTYPES.get(a.type_name) for a in infos
         ]
         unresolved = () if infos is None else tuple(
             i for i, a in enumerate(infos) if not a.pointer and not a.resolved
         )
         num_args = int(first.num_args)
-        slots = None if not _guards_buffers(device) else tuple(
+        slots = None if not guards_buffers(device) else tuple(
             i for i in range(num_args) if infos is None or infos[i].pointer)
+        typed = tuple((i, t) for i, a in enumerate(infos or ())
+                      if a.pointer and (t := pointer_type(a.type_name)) is not None)
+        limits = SizeLimits.of(device, first, program)
         launchable = cls(name, label, program, entry, num_args, infos, dtypes,
-                         unresolved, context=program.context, buffer_slots=slots)
+                         unresolved, context=program.context, buffer_slots=slots,
+                         array_slots=() if slots is not None else tuple(
+                             i for i in range(num_args) if infos is None or infos[i].pointer),
+                         pointer_types=dict(typed), sizes=limits, seen_sizes=limits.seen)
         launchable._adopt(first)
         if slots is not None:
             released.watch(launchable)
@@ -156,6 +171,15 @@ class Launchable:
             global_size = _size(global_size)
         if local_size is not None and type(local_size) is not tuple:
             local_size = _size(local_size)
+        last = self.last_sizes
+        if global_size is not last[0] or local_size is not last[1]:
+            try:
+                possible = (global_size, local_size) in self.seen_sizes
+            except TypeError:  # not integers: said by the check
+                possible = False
+            if not possible:
+                self._check_sizes(global_size, local_size)
+            self.last_sizes = (global_size, local_size)
         kernel = self.per_thread.get(threading.get_ident())
         if kernel is None:
             kernel = self._adopt(cl.Kernel(self.program, self.entry))
@@ -177,28 +201,56 @@ class Launchable:
                 elif kind is _LOCAL:
                     continue
                 self._refuse_buffers(args)  # a new buffer, an image, an array, a mistake
+                args = self._as_buffers(args)
                 break
+        else:
+            for i in self.array_slots:
+                value = args[i]
+                if value.__class__ is not _BUFFER and isinstance(value, cla.Array):
+                    self._refuse_buffers(args)  # its dtype against the declared type
+                    args = self._as_buffers(args)
+                    break
         try:
             return kernel(queue, global_size, local_size, *args)
         except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError) as error:
-            # Only now, off the hot path: `pyopencl.array.Array`s where buffers belong
-            # (an array's released buffer refused first: a sub-buffer of it would crash).
+            # The runtime's or pyopencl's refusal: explained off the hot path, after one
+            # more try with any Array still passed as its buffer (a released buffer is
+            # refused first: a sub-buffer of it would crash).
             self._refuse_buffers(args)
-            try:
-                converted = _with_buffers(args)
-            except cl.Error as refused:
-                raise KernelLaunchError(
-                    f"kernel {self.name!r} on {self.device_label}: an array view at an "
-                    f"offset the device cannot address as a sub-buffer "
-                    f"({str(refused).split(': ')[-1]}); pass a copy or an aligned view"
-                ) from error
-            if converted is not None:
-                self._refuse_buffers(converted)
+            converted = self._as_buffers(args)
+            if converted is not args:
                 try:
                     return kernel(queue, global_size, local_size, *converted)
                 except (cl.Error, TypeError, ValueError, OverflowError, RuntimeError):
                     pass
             raise KernelLaunchError(self._explain(error, args)) from error
+
+    def _as_buffers(self, args: tuple[object, ...]) -> tuple[object, ...]:
+        """The arguments with `pyopencl.array.Array`s as their buffers (pyopencl refuses
+        an Array itself), sub-buffers checked like any buffer; `args` if there is none."""
+        try:
+            converted = with_buffers(args)
+        except cl.Error as refused:
+            raise KernelLaunchError(
+                f"kernel {self.name!r} on {self.device_label}: an array view at an "
+                f"offset the device cannot address as a sub-buffer "
+                f"({str(refused).split(': ')[-1]}); pass a copy or an aligned view") from None
+        if converted is None:
+            return args
+        self._refuse_buffers(converted)
+        return converted
+
+    def _check_sizes(self, global_size: object, local_size: object) -> None:
+        problem = self.sizes.problem(global_size, local_size)
+        if problem:
+            raise KernelLaunchError(f"kernel {self.name!r} on {self.device_label}: {problem}")
+
+    def _dtype_problem(self, index: int, array: cla.Array) -> str | None:
+        wanted = self.pointer_types.get(index)
+        if wanted is None or array.dtype is wanted.scalar and wanted.width == 1:
+            return None
+        problem = dtype_problem(wanted, array.dtype, array.size)
+        return problem and self._argument_problem(index, array, problem)
 
     def _refuse_buffers(self, args: tuple[object, ...]) -> None:
         """Raise for a released buffer or one of another context; remember the buffers
@@ -210,7 +262,12 @@ class Launchable:
 
     def _buffer_problem(self, args: tuple[object, ...]) -> str | None:
         for i, passed in enumerate(args):
-            value = passed.base_data if isinstance(passed, cla.Array) else passed
+            value = passed
+            if isinstance(passed, cla.Array):
+                problem = self._dtype_problem(i, passed)
+                if problem:
+                    return problem
+                value = passed.base_data
             if not isinstance(value, cl.MemoryObjectHolder):
                 continue
             if released.is_released(value):
@@ -218,7 +275,7 @@ class Launchable:
                     i, passed, "was released (its .release() was called) before this launch")
             if value.int_ptr in self.known_buffers:
                 continue
-            other = self._other_context(value)
+            other = other_context(value, self.context)
             if other:
                 return self._argument_problem(
                     i, passed, f"belongs to another context ({other}), not this stream's; "
@@ -228,37 +285,12 @@ class Launchable:
             self.known_buffers.add(value.int_ptr)
         return None
 
-    def _other_context(self, value: cl.MemoryObjectHolder) -> str | None:
-        """Where a memory object of another context lives, in words; None if it is this
-        kernel's. Its context is asked of the runtime that made it (the ICD loader
-        dispatches on the object), which is safe for a live object of any platform."""
-        try:
-            context = value.context
-        except cl.Error as error:  # Intel: a context whose last Python handle is gone
-            return f"one that cannot be inspected: {str(error).splitlines()[0]}"
-        if self.context is None or context == self.context:
-            return None
-        return "on " + ", ".join(d.name.strip() for d in context.devices)
-
     def _argument_problem(self, index: int, value: object, problem: str) -> str:
         head = f"kernel {self.name!r} on {self.device_label}: argument {index}"
         if self.args is not None and index < len(self.args):
             info = self.args[index]
             head += f" ({info.type_name} {info.name})"
         return f"{head}: the {type(value).__name__} passed {problem}"
-
-    def _unresolved_problem(self, args: tuple[object, ...]) -> str | None:
-        """A Python number for a type nobody could resolve: its dtype slot is None, so
-        pyopencl refuses it (converting it by guess wrote the bits of 7.0f where an int 7
-        was meant); say why, on the error path only."""
-        assert self.args is not None
-        for i in self.unresolved:
-            if isinstance(args[i], (bool, int, float)):
-                info = self.args[i]
-                return (f"argument {i} ({info.type_name} {info.name}) has a typedef whose #if "
-                        f"branches disagree, so a Python {type(args[i]).__name__} cannot be "
-                        f"converted; pass a numpy scalar of its type (e.g. numpy.int32(...))")
-        return None
 
     def _signature(self) -> str:
         if self.args is None:
@@ -270,65 +302,11 @@ class Launchable:
         buffers = self._buffer_problem(args)  # where the runtime refused them itself
         if buffers:
             return buffers
-        unresolved = self._unresolved_problem(args) if self.unresolved else None
-        if unresolved:
-            return head + unresolved
-        if self.args is not None:
-            for i, (info, value) in enumerate(zip(self.args, args)):
-                is_memory = isinstance(value, (cl.MemoryObjectHolder, cl.LocalMemory))
-                if info.pointer != is_memory and not isinstance(value, cla.Array):
-                    wanted = "a buffer (pass array.data)" if info.pointer else "a scalar"
-                    return (
-                        f"{head}argument {i} ({info.type_name} {info.name}) needs {wanted}, "
-                        f"got {type(value).__name__}"
-                    )
-                problem = None if info.pointer else _scalar_problem(self.dtypes, i, value)
-                if problem:
-                    return f"{head}argument {i} ({info.type_name} {info.name}) {problem}"
+        problem = argument_problem(self.args, self.dtypes, self.unresolved, args)
+        if problem:
+            return head + problem
         return f"{head}{error}"
 
 
 _BUFFER, _LOCAL = cl.Buffer, cl.LocalMemory
 _KNOWN_BUFFERS = 4096  # buffers remembered per kernel; past that, seen ones are checked again
-
-
-def _guards_buffers(device: cl.Device) -> bool:
-    """Does a launch on `device` need its buffers checked before the runtime sees them?
-    Intel's CPU runtime validates handles (INVALID_MEM_OBJECT, which the error path
-    explains); PoCL and Oclgrind follow a foreign handle and crash, and a runtime not
-    tried is assumed to."""
-    return "Intel(R) OpenCL" not in device.platform.name
-
-
-def _with_buffers(args: tuple[object, ...]) -> tuple[object, ...] | None:
-    """The arguments with each `pyopencl.array.Array` as its buffer (its offset kept, as a
-    sub-buffer); None when there is none to convert."""
-    if not any(isinstance(a, cla.Array) for a in args):
-        return None
-    return tuple(_buffer_of(a) if isinstance(a, cla.Array) else a for a in args)
-
-
-def _buffer_of(array: cla.Array) -> cl.MemoryObjectHolder:
-    if not array.offset:
-        return array.base_data
-    return array.base_data.get_sub_region(array.offset, array.nbytes)
-
-
-def _scalar_problem(dtypes: list[object] | None, index: int, value: object) -> str | None:
-    """What is wrong with a value for a scalar argument of a known type, in words."""
-    dtype = None if dtypes is None else dtypes[index]
-    if dtype is None:
-        return None
-    kind = np.dtype(dtype)
-    if isinstance(value, (np.generic, np.ndarray)):
-        return None
-    if not isinstance(value, (bool, int, float)):
-        return f"needs a number, got {type(value).__name__} {value!r:.40}"
-    if kind.kind in "iu":
-        if isinstance(value, float):
-            return f"needs an integer, got float {value!r}"
-        info = np.iinfo(kind)
-        if not info.min <= value <= info.max:
-            return f"cannot hold {value} ({kind.name}: {info.min}..{info.max})"
-    return None
-

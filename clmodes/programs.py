@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import pyopencl as cl
 
+from clmodes import compiler_output
 from clmodes.batch import Batch
 from clmodes.device import Device
 from clmodes.arginfo import ArgInfo, MalformedArgInfo, count_problem
@@ -67,7 +68,8 @@ def load(store: Store, device: Device, context: cl.Context, batch: str,
     binary, units = found
     try:
         program = cl.Program(context, [device.cl_device], [binary])
-        program.build(options=list(options), devices=[device.cl_device])
+        with compiler_output.logged(f"the stored binary of batch {batch[:12]}"):
+            program.build(options=list(options), devices=[device.cl_device])
     except cl.Error as error:
         log.warning(
             "%s refused the stored binary of batch %s (%s); rebuilding from source",

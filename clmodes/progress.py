@@ -7,7 +7,9 @@ statistics through a `StatisticsReader`, which opens nothing and can be read any
 
 Totals are known only once the gathering pass has run (which keys have no winner, which
 kernels wait to be built), so the line shows counts first and "done of found" after
-`found(...)`, with the elapsed time throughout.
+`found(...)`, with the elapsed time throughout. The kernel total grows while tuning: a
+tune queues the kernels of the candidates it chooses to measure only then (a searched
+space's), so it is what has been obtained plus what waits in the compile queues now.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import sys
 import threading
 import time
 from types import TracebackType
+from collections.abc import Callable
 from typing import TextIO
 
 from clmodes.execution import StatisticsReader
@@ -38,10 +41,12 @@ class TerminalProgress:
         self.phase = ""
         self._keys: int | None = None
         self._kernels: int | None = None
+        self._pending: Callable[[], int] | None = None
 
-    def found(self, keys: int, kernels: int) -> None:
-        """The totals the gathering pass found: untuned keys, kernels to obtain."""
-        self._keys, self._kernels = keys, kernels
+    def found(self, keys: int, kernels: int, pending: Callable[[], int] | None = None) -> None:
+        """The totals the gathering pass found: untuned keys, kernels to obtain; `pending`:
+        how many kernels wait to be obtained now (the total grows by those queued later)."""
+        self._keys, self._kernels, self._pending = keys, kernels, pending
 
     @property
     def enabled(self) -> bool:
@@ -56,7 +61,8 @@ class TerminalProgress:
         if self._kernels is None:
             kernels = f"kernels {counts}"
         else:
-            kernels = f"{c.kernels} of {self._kernels} kernels obtained ({counts})"
+            total = max(self._kernels, c.kernels + (self._pending() if self._pending else 0))
+            kernels = f"{c.kernels} of {total} kernels obtained ({counts})"
         return (f"clmodes {self._title}{f' [{self.phase}]' if self.phase else ''}: "
                 f"{keys} keys tuned, {kernels}, {time.perf_counter() - self._started:.1f} s")
 

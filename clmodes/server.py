@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 import pyopencl as cl
 
-from clmodes import programs
+from clmodes import compiler_output, programs
 from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, plan, prepare
 from clmodes.batch.limits import max_units
 from clmodes.batch.unit import Unit
@@ -232,7 +232,8 @@ class DeviceServer:
         if counted:
             tally(Counter.BUILDS)
         started = time.perf_counter()
-        program.build(options=[*BUILD_OPTIONS, *batch.options], devices=[self.device.cl_device])
+        with compiler_output.logged(f"{len(batch.units)} units on {self.device.label}"):
+            program.build(options=[*BUILD_OPTIONS, *batch.options], devices=[self.device.cl_device])
         log.debug(
             "built %d units on %s in %.3f s",
             len(batch.units), self.device.label, time.perf_counter() - started,

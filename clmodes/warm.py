@@ -34,7 +34,7 @@ from clmodes.errors import StoreNotPersistentError
 from clmodes.progress import TerminalProgress
 from clmodes.store import Store
 from clmodes.execution import usage
-from clmodes import capture
+from clmodes import capture, reads
 from clmodes.runtime import all_clients, default_runtime, default_store
 
 log = logging.getLogger("clmodes")
@@ -68,12 +68,14 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     _check_persistent(store, allow_memory)
     started = time.perf_counter()
     with TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
-            usage.recording() as used, capture.suspended():
+            usage.recording() as used, capture.suspended(), reads.WATCH.one_warning():
         shown.phase = "gathering"
         with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector), \
                 default_runtime().tunes.noting_misses() as untuned:
             workload()
-        shown.found(len(untuned), sum(client.server.queued() for client in all_clients()))
+        def pending() -> int:
+            return sum(client.server.queued() for client in all_clients())
+        shown.found(len(untuned), pending(), pending)
         shown.phase = "compiling and tuning"
         with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
             for client in all_clients():

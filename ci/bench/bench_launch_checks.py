@@ -1,6 +1,8 @@
-"""What the launch path's buffer checks cost: the same clmodes launch with its checks
+"""What the launch path's checks cost: the same clmodes launch with its buffer checks
 (released buffers, buffers of another context) and with them switched off, beside the raw
-pyopencl call, interleaved in one run.
+pyopencl call, interleaved in one run; then a `pyopencl.array.Array` passed for the
+pointer (its dtype checked against the declared type) beside pyopencl given its `.data`.
+Every clmodes side also checks its sizes against the device (a set lookup once seen).
 
     python ci/bench/bench_launch_checks.py [--json OUT] [--quick|--smoke]
 
@@ -19,6 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchlib  # noqa: E402
 
 benchlib.cold_caches(force=False)
+
+import pyopencl.array as cla  # noqa: E402
 
 import clmodes  # noqa: E402
 from launch_paths import interleaved, make_sides, warm_up  # noqa: E402
@@ -44,6 +48,36 @@ def measure(sides, launchable, rounds: int, per_round: int, gated: bool) -> dict
              (sides.direct, sides.queue, times["pyopencl"]))
     interleaved(sides.ctx, order, rounds, per_round, gated)
     return times
+
+
+def measure_arrays(sides, rounds: int, per_round: int, gated: bool) -> dict[str, list[float]]:
+    """An Array for the `float*`: clmodes checks its dtype and passes its buffer; a
+    pyopencl user passes `array.data` (pyopencl refuses the Array itself)."""
+    clm_array = cla.Array(sides.stream.queue, 64, "float32", data=sides.buf_clm)
+    pcl_data = cla.Array(sides.queue, 64, "float32", data=sides.buf_pcl).data
+
+    def clm(count: int) -> None:
+        launch, kernel, n = sides.stream.launch, sides.kernel, sides.n
+        for _ in range(count):
+            launch(kernel, (64,), None, clm_array, n)
+
+    def direct(count: int) -> None:
+        knl, queue, n = sides.knl, sides.queue, sides.n
+        for _ in range(count):
+            knl(queue, (64,), None, pcl_data, n)
+
+    times: dict[str, list[float]] = {"checked": [], "pyopencl": []}
+    order = ((clm, sides.stream.queue, times["checked"]), (direct, sides.queue, times["pyopencl"]))
+    interleaved(sides.ctx, order, rounds, per_round, gated)
+    return times
+
+
+def array_figures(times: dict[str, list[float]]) -> dict[str, float]:
+    us = {name: statistics.median(t) * 1e6 for name, t in times.items()}
+    return {"checked_us": us["checked"], "pyopencl_us": us["pyopencl"],
+            "checked_over_pyopencl": statistics.median(
+                x / y for x, y in zip(times["checked"], times["pyopencl"])),
+            "best_checked_over_pyopencl": min(times["checked"]) / min(times["pyopencl"])}
 
 
 def figures(times: dict[str, list[float]]) -> dict[str, float]:
@@ -78,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                "launches_per_side": launches, "rounds": rounds}
     for name, gated in (("free_running", False), ("host_side", True)):
         results[name] = figures(measure(sides, launchable, rounds, per_round, gated))
+        results[f"array_{name}"] = array_figures(measure_arrays(sides, rounds, per_round, gated))
     results["load_1min"] = [load_before, benchlib.loadavg_1min()]
     print(f"{results['device']} (checks {'on' if results['guarded'] else 'off: Intel'}), "
           f"{launches} launches per side{benchlib.load_text(load_before, results['load_1min'][1])}")
@@ -89,6 +124,11 @@ def main(argv: list[str] | None = None) -> int:
               f"checked/unchecked {f['checked_over_unchecked']:.3f}x (paired medians); "
               f"best rounds: checked/pyopencl {f['best_checked_over_pyopencl']:.3f}x, "
               f"checked/unchecked {f['best_checked_over_unchecked']:.3f}x")
+    for name in ("free_running", "host_side"):
+        f = results[f"array_{name}"]
+        print(f"  {name:<13} Array argument: clmodes {f['checked_us']:.2f} us, pyopencl "
+              f"{f['pyopencl_us']:.2f} us; {f['checked_over_pyopencl']:.3f}x (paired medians), "
+              f"best rounds {f['best_checked_over_pyopencl']:.3f}x")
     benchlib.write_json(args.json, results)
     return 0
 

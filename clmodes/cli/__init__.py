@@ -10,6 +10,8 @@ library and builds the payload, `render.py` prints it.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import warnings
 
 import pyopencl
@@ -24,11 +26,25 @@ __all__ = ["UsageError", "load_workload", "main"]
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; return its exit status (0, 1 for a failed check, 2 user error)."""
-    args = build_parser().parse_args(argv)
     # pyopencl turns any compiler output into a warning; the command is an application and
     # keeps its output clean (the library logs the compiler's output at DEBUG instead).
     warnings.filterwarnings("ignore", category=pyopencl.CompilerWarning)
-    return run_verb(_configured, args)
+    try:
+        status = run_verb(_configured, build_parser().parse_args(argv))
+        sys.stdout.flush()  # here, not at exit, where a closed pipe is a traceback
+    except BrokenPipeError:
+        return _reader_gone()
+    return status
+
+
+def _reader_gone() -> int:
+    """Standard output's reader left (`clmodes cache info | head`): stop quietly, like a
+    command killed by SIGPIPE, instead of a BrokenPipeError traceback, now and when Python
+    flushes standard output at exit (it points at /dev/null from here on)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141  # 128 + SIGPIPE, what a shell shows for such a command
 
 
 def _configured(args: argparse.Namespace) -> int:

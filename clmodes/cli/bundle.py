@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from clmodes import bundle as bundles
-from clmodes.cli.errors import refuse_read_only
+from clmodes.cli.errors import refuse_not_kept
 from clmodes.runtime import default_store
 from clmodes.cli.render import (
     bundle_export_text,
@@ -28,7 +28,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     """Fill the local store from a bundle; what matched here and what was added."""
-    refuse_read_only(default_store(), "nothing imported")
+    refuse_not_kept(default_store(), "nothing imported", args.allow_memory)
     report = bundles.install(args.file, trusted_keys=args.trust, allow_unsigned=args.allow_unsigned)
     # Its warnings (unsigned, untrusted) are logged by the library: standard error.
     emit(args.json, report, lambda r: trust_line(r["trust"]) + "\n" + bundle_import_text(r)

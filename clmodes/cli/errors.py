@@ -11,11 +11,14 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Callable
 
 from clmodes.errors import ClmodesError, KernelBuildError
 from clmodes.store import Store
+
+log = logging.getLogger("clmodes")
 
 USER_ERROR = 2  # argparse's own status for a usage mistake
 LOG_LINES = 12  # of a build log, shown under a build error's line
@@ -31,6 +34,22 @@ def refuse_read_only(store: Store, nothing: str) -> None:
     if store.read_only:
         raise UsageError(f"the store at {store.location} is read-only "
                          f"({store.read_only_reason}): {nothing}")
+
+
+def refuse_not_kept(store: Store, nothing: str, allow_memory: bool) -> None:
+    """A command whose point is filling the store refuses one that cannot keep it, as
+    `warm` does: a directory that fell back to memory, or a read-only store (its writes
+    go to this process's copy and vanish with it), unless `--allow-memory` says so."""
+    if not store.fell_back:
+        return
+    where = (f"the store at {store.location} is read-only ({store.read_only_reason})"
+             if store.read_only else
+             f"the store could not be opened at {store.requested} and is in memory")
+    if allow_memory:
+        log.warning("%s: nothing will be kept past this command", where)
+        return
+    raise UsageError(f"{where}: {nothing}; fix the cache location ($CLMODES_CACHE_DIR) "
+                     "or allow it in memory (--allow-memory)")
 
 
 def one_line(error: ClmodesError) -> str:

@@ -52,7 +52,7 @@ ENVIRONMENT = (
     ("KERNELS_CL_CLASSES", "kernels_cl MLP: outputs (10)"),
     ("KERNELS_CL_SEQ", "kernels_cl attention: sequence length (48)"),
     ("KERNELS_CL_DTYPE", "kernels_cl workloads: float32 (default), float64, float16"),
-    ("KERNELS_CL_MATMUL", "kernels_cl matmul: candidates (default: 15 hand-written) or space (GEMM)"),
+    ("KERNELS_CL_MATMUL", "kernels_cl matmul: space (default: the GEMM space) or candidates (15 hand-written)"),
     ("KERNELS_CL_SEED", "kernels_cl workloads: seed of parameters and inputs (0)"),
 )
 
@@ -138,6 +138,9 @@ def _add_bundle(verbs: SubParsers) -> None:
     _add_trust(imported)
     imported.add_argument("--allow-unsigned", action="store_true",
                           help="import program binaries no trusted key signed (they are code)")
+    imported.add_argument("--allow-memory", action="store_true",
+                          help="import even if the store fell back to memory or is read-only "
+                               "(nothing is kept)")
     inspected = add_verb(actions, "inspect", bundle.run_inspect,
                          "what FILE holds, who signed it, how it matches here")
     inspected.add_argument("file", metavar="FILE", help="a bundle file to read (nothing is written)")

@@ -44,8 +44,16 @@ def warm_text(r: dict[str, Any]) -> str:
         f"in {r['seconds']} s\n"
         f"  kernels: {c['compiled']} compiled, {c['loaded']} loaded, in {c['builds']} build(s)\n"
         f"  autotune: {r['autotune']['keys']} keys tuned\n"
-        f"  store: {r['store']}"
+        + _reads_line(r.get("reads", {}).get("discarded", 0))
+        + f"  store: {r['store']}"
     )
+
+
+def _reads_line(count: int) -> str:
+    if not count:
+        return ""
+    return (f"  reads: the workload read device memory {count} time(s) while launches were "
+            "dropped (those values are meaningless; see the README's warmable workloads)\n")
 
 
 def demo_text(r: dict[str, Any]) -> str:

@@ -7,11 +7,13 @@ and a reader never guesses what "12.3" means.
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Sequence
 from typing import Any
 
 UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+NARROWEST = 8  # a cut column keeps at least this many characters
 
 
 def unit_for(seconds: Sequence[float | None]) -> tuple[float, str]:
@@ -56,12 +58,33 @@ def list_text(r: dict[str, Any]) -> str:
     scale, unit = unit_for([e["winner_median_s"] for e in entries])
     keys = f"{len(entries)} tuned key{'s' if len(entries) != 1 else ''}"
     lines = [f"{keys} in {r['store']} (times: median device time, {unit})"]
+    headers = ("tunable", "key", "winner", "median", "runner-up", "configs", "roofline",
+               "from", "when")
+    columns = shutil.get_terminal_size(fallback=(0, 0)).columns  # 0: not a terminal
     for model in sorted({e["model"] for e in entries}):
         lines.append(model)
         rows = [_list_row(e, scale) for e in entries if e["model"] == model]
-        lines.extend(table(("tunable", "key", "winner", "median", "runner-up", "configs",
-                            "roofline", "from", "when"), rows))
+        lines.extend(table(*fitted(headers, rows, columns, cut=(1, 2, 4, 0))))
     return "\n".join(lines)
+
+
+def fitted(headers: Sequence[str], rows: Sequence[Sequence[str]], columns: int,
+           cut: Sequence[int], indent: str = "  ") -> tuple[list[str], list[list[str]]]:
+    """Headers and rows whose table lines fit `columns` (0: any width): the widest of the
+    `cut` columns loses characters first, its cells ending in an ellipsis; `--json`
+    has every value whole."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
+    excess = len(indent) + sum(widths) + 2 * (len(widths) - 1) - columns if columns else 0
+    while excess > 0:
+        widest = max(cut, key=lambda i: widths[i])
+        if widths[widest] <= NARROWEST:
+            break
+        widths[widest] -= 1
+        excess -= 1
+
+    def clip(row: Sequence[str]) -> list[str]:
+        return [c if len(c) <= w else c[:w - 1] + "…" for c, w in zip(map(str, row), widths)]
+    return clip(headers), [clip(row) for row in rows]
 
 
 def _list_row(e: dict[str, Any], scale: float) -> list[str]:

@@ -18,6 +18,7 @@ from clmodes.execution.statistics import (
     CompilationStatistics,
     Counter,
     ExecutionStatistics,
+    ReadStatistics,
     StatisticsCollector,
     StatisticsReader,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "Counter",
     "ExecutionStatistics",
     "LaunchMode",
+    "ReadStatistics",
     "ProcessMode",
     "ProcessModeOverride",
     "StatisticsCollector",

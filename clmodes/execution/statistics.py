@@ -20,6 +20,7 @@ class Counter(enum.Enum):
     LOADED = "loaded"  # obtained from the binary store
     BUILDS = "builds"  # Program.build calls issued
     KEYS = "keys"  # autotune keys measured
+    READS = "reads"  # the workload's reads of device memory while launches were dropped
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,9 +37,18 @@ class AutotuneStatistics:
 
 
 @dataclasses.dataclass(frozen=True)
+class ReadStatistics:
+    """Copies from device memory to the host the workload made while launches were
+    dropped (`clmodes.reads`): each one read a meaningless value."""
+
+    discarded: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
 class ExecutionStatistics:
     compilation: CompilationStatistics = CompilationStatistics()
     autotune: AutotuneStatistics = AutotuneStatistics()
+    reads: ReadStatistics = ReadStatistics()
 
     def as_dict(self) -> dict[str, dict[str, int]]:
         return dataclasses.asdict(self)
@@ -79,4 +89,5 @@ class StatisticsReader:
                 builds=counts[Counter.BUILDS],
             ),
             autotune=AutotuneStatistics(keys=counts[Counter.KEYS]),
+            reads=ReadStatistics(discarded=counts[Counter.READS]),
         )

@@ -16,6 +16,13 @@ path is still the one it found corrupt (same device and inode: `identity`); a pr
 that finds another file there (or none) moves nothing and opens what is there.
 Renaming keeps every open handle on the old file, so `Database` also compares the
 path's identity before each write and follows a store replaced under it.
+
+What a running process wrote after the damage lives in the damaged file (SQLite finds
+damage only on the pages it reads: a process that never reads the broken page writes on
+without an error). So the process that moves a store aside copies into the fresh store
+every row its own connection can still read (`salvage`), and a process whose writes find
+the file's header overwritten (SQLite keeps page 1 cached and would not notice) treats
+that as corruption too (`header_damaged`).
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ log = logging.getLogger("clmodes")
 
 FileIdentity = tuple[int, int]  # (st_dev, st_ino)
 SUFFIXES = ("", "-wal", "-shm")
+HEADER = b"SQLite format 3\x00"
+SALVAGED = ("tune", "measurement", "binaries", "kernels", "probe")  # not meta, not leases
 
 
 def identity(path: Path) -> FileIdentity | None:
@@ -86,3 +95,45 @@ def move_aside(path: Path, error: Exception, found: FileIdentity | None) -> Path
     log.warning("clmodes store %s is corrupt (%s); moved aside to %s, starting a fresh store",
                 path, error, aside)
     return aside
+
+
+def header_damaged(path: Path) -> bool:
+    """Is the file at `path` no longer headed like an SQLite database? One short read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(HEADER)) != HEADER
+    except OSError:
+        return False  # gone or unreadable: the identity check and open handle that
+
+
+def salvage(source: sqlite3.Connection, fresh: sqlite3.Connection) -> int:
+    """Copy every row of the store's tables that `source` (the damaged file, still open)
+    can read into `fresh`, one row at a time so that a damaged row costs only itself;
+    an entry already in `fresh` wins. Returns the number of rows copied."""
+    copied = 0
+    for table in SALVAGED:
+        try:
+            rowids = [r for (r,) in source.execute(f"SELECT rowid FROM {table}")]  # noqa: S608
+        except sqlite3.DatabaseError as error:
+            log.debug("clmodes store: table %s cannot be salvaged (%s)", table, error)
+            continue
+        rows: list[tuple[object, ...]] = []
+        for rowid in rowids:
+            try:
+                rows.extend(source.execute(f"SELECT * FROM {table} WHERE rowid=?", (rowid,)))  # noqa: S608
+            except sqlite3.DatabaseError:
+                continue
+        if not rows:
+            continue
+        marks = ", ".join("?" * len(rows[0]))
+        try:
+            fresh.execute("BEGIN IMMEDIATE")
+            before = fresh.total_changes
+            fresh.executemany(f"INSERT OR IGNORE INTO {table} VALUES ({marks})", rows)  # noqa: S608
+            fresh.execute("COMMIT")
+            copied += fresh.total_changes - before
+        except sqlite3.Error as error:
+            if fresh.in_transaction:
+                fresh.execute("ROLLBACK")
+            log.debug("clmodes store: rows of %s not salvaged (%s)", table, error)
+    return copied

@@ -21,7 +21,7 @@ from typing import Any
 
 from clmodes.store.connection import MEMORY, Opened, connect, open_store
 from clmodes.store.contention import is_corruption, patiently
-from clmodes.store.recovery import confirmed, identity, move_aside
+from clmodes.store.recovery import confirmed, header_damaged, identity, move_aside, salvage
 
 log = logging.getLogger("clmodes")
 
@@ -100,15 +100,19 @@ class Database:
         elif self.path is not None and not self.read_only and identity(self.path) != self._identity:
             log.info("clmodes store %s was replaced by another process; reopening it", self.path)
             self._reopen()
+        elif self.path is not None and not self.read_only and header_damaged(self.path):
+            self.recover(sqlite3.DatabaseError("file is not a database (its header was "
+                                               "overwritten)"), seen=True)
         return self._connection
 
-    def recover(self, error: sqlite3.DatabaseError) -> bool:
-        """Corruption met after opening: if `PRAGMA quick_check` confirms it, move the file
-        aside (unless another process did) and continue with a fresh store. A read-only
-        store cannot be moved: this process continues in memory. True if the store was
-        replaced (the caller may retry what failed)."""
+    def recover(self, error: sqlite3.DatabaseError, seen: bool = False) -> bool:
+        """Corruption met after opening: if `PRAGMA quick_check` confirms it (or it was
+        `seen` outside SQLite), move the file aside (unless another process did) and
+        continue with a fresh store holding what could still be read of the old one. A
+        read-only store cannot be moved: this process continues in memory. True if the
+        store was replaced (the caller may retry what failed)."""
         with self._lock:
-            if self.path is None or not confirmed(self._connection):
+            if self.path is None or not (seen or confirmed(self._connection)):
                 return False
             if self.read_only:
                 log.warning("clmodes store %s is corrupt (%s) and read-only, so it cannot be "
@@ -118,7 +122,7 @@ class Database:
                 self._adopt(Opened(connect(MEMORY)))
                 return True
             try:
-                move_aside(self.path, error, self._identity)
+                aside = move_aside(self.path, error, self._identity)
             except OSError as failure:
                 log.warning("clmodes store %s is corrupt (%s) and cannot be moved aside "
                             "(%s); keeping results in memory for this process",
@@ -126,13 +130,19 @@ class Database:
                 self._connection.close()
                 self._adopt(Opened(connect(MEMORY)))
                 return True
-            self._reopen()
+            self._reopen(keep_rows=aside is not None)
             return True
 
-    def _reopen(self) -> None:
+    def _reopen(self, keep_rows: bool = False) -> None:
+        """Open the store now at the path; `keep_rows`: this process moved the old one
+        aside, so it copies over what its connection can still read of it."""
         assert self.path is not None
-        self._connection.close()
+        old = self._connection
         self._adopt(open_store(self.path.parent))
+        if keep_rows and not self.in_memory:
+            kept = salvage(old, self._connection)
+            log.info("clmodes store %s: %d rows of the damaged store kept", self.path, kept)
+        old.close()
 
     @contextmanager
     def deferred(self) -> Iterator[None]:

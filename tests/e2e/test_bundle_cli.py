@@ -112,3 +112,20 @@ def test_export_to_a_bad_path_is_one_line_and_leaves_no_temporary_file(tmp_path)
         assert len(errors) == 1 and message in errors[0] and str(target) in errors[0]
         assert "Traceback" not in out.stderr
     assert _folder_listing(tmp_path) == before and _folder_listing(folder) == []
+
+
+def test_import_into_a_store_that_cannot_keep_it_is_refused(tmp_path, small_bundle):
+    bundle = tmp_path / "ship.clmodes"
+    bundle.write_bytes(small_bundle)
+    not_a_folder = tmp_path / "cache-is-a-file"
+    not_a_folder.write_text("not a directory\n")
+    refused = run_cli(not_a_folder, "bundle", "import", str(bundle), "--allow-unsigned")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    (line,) = [x for x in refused.stderr.splitlines() if x.startswith("clmodes: ")]
+    assert "in memory: nothing imported" in line and "--allow-memory" in line
+    assert "Traceback" not in refused.stderr and "imported" not in refused.stdout
+    allowed = run_cli(not_a_folder, "bundle", "import", str(bundle), "--allow-unsigned",
+                      "--allow-memory", "--json")
+    assert allowed.returncode == 0, allowed.stderr
+    assert "nothing will be kept" in allowed.stderr
+    assert not_a_folder.read_text() == "not a directory\n"

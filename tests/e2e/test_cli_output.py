@@ -12,6 +12,8 @@ import select
 import subprocess
 import sys
 
+import pytest
+
 from support.subprocesses import environment, run_cli
 
 WORKLOAD = "support.tunables:workload"  # 15 kernels, one tuned key
@@ -69,3 +71,27 @@ def test_progress_shows_keys_done_of_found_on_a_terminal_only(tmp_path):
     assert "15 of 15 kernels obtained" in last and last.endswith(" s")
     quiet, shown, status = _run_on_a_terminal([*args, "-q"], environment(tmp_path / "q"))
     assert status == 0 and shown == "" and json.loads(quiet)["autotune"]["keys"] == 1
+
+
+@pytest.mark.parametrize("verb", [["cache", "info"], ["devices"], ["tune", "list"], ["--help"]])
+def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path, verb):
+    proc = subprocess.Popen([sys.executable, "-m", "clmodes", *verb], env=environment(tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # `| head` gone before the command writes
+    _, stderr = proc.communicate(timeout=120)
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+    assert proc.returncode in (0, 141)
+
+
+def test_tune_list_fits_the_terminal_and_a_pipe_gets_every_value_whole(tmp_path):
+    from clmodes.store import Store
+
+    key, winner = "k" * 150, "w" * 90
+    Store(tmp_path).put_tune("model-x", "a_rather_long_tunable_name", key, "c", {"winner": winner})
+    narrow = run_cli(tmp_path, "tune", "list", COLUMNS="100")
+    assert narrow.returncode == 0, narrow.stderr
+    rows = narrow.stdout.splitlines()[2:]
+    assert rows and all(len(line) <= 100 for line in rows), rows
+    assert "…" in rows[1] and key not in narrow.stdout
+    whole = run_cli(tmp_path, "tune", "list", COLUMNS="")
+    assert key in whole.stdout and winner in whole.stdout

@@ -36,6 +36,13 @@ def garbage_into_the_middle(directory: Path) -> int:
     return offset
 
 
+def garbage_over_the_header(directory: Path) -> None:
+    """Overwrite the start of the store file (its SQLite header and schema page), as a
+    careless copy onto it does; a process with the store open keeps page 1 cached."""
+    with open(Path(directory) / FILENAME, "r+b") as handle:
+        handle.write(GARBAGE[:512])
+
+
 def filled_store(directory: Path, binary_bytes: int = 200_000) -> None:
     """A closed store holding one tune result and one binary big enough that the middle of
     the file is one of its pages (no OpenCL needed)."""

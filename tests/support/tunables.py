@@ -75,6 +75,8 @@ def workload() -> dict:
     stream = clmodes.client().stream()
     out, x = buffers(stream, 2048)
     WORKLOAD_TUNABLE(stream, out, x, 2048)
+    if clmodes.process_mode() is not clmodes.ProcessMode.EXECUTE:
+        return {}  # warmable: under warm the launches are dropped, so nothing is read back
     return {"demo_ok": bool(result[3] == 36.5), "tuned_ok": bool(np.allclose(out.get(), 2 * x.get()))}
 
 

@@ -81,3 +81,15 @@ def test_log_level_from_the_environment_and_the_flags(environment, verbose, quie
 def test_a_bad_log_level_names_the_variable():
     with pytest.raises(UsageError, match=r"\$CLMODES_LOG must be one of .*'loud'"):
         level_name(0, 0, "loud")
+
+
+def test_help_states_the_matmul_default_the_workloads_use(monkeypatch):
+    import importlib
+
+    from clmodes.cli.parser import environment_help
+
+    matmul = importlib.import_module("kernels_cl.matmul")
+    monkeypatch.delenv("KERNELS_CL_MATMUL", raising=False)
+    default = "space" if matmul.tunable("float32") is matmul.SPACE_TUNABLES["float32"] else "candidates"
+    (line,) = [x for x in environment_help().splitlines() if "KERNELS_CL_MATMUL" in x]
+    assert f"{default} (default" in line, line

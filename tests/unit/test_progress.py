@@ -37,3 +37,15 @@ def test_progress_shows_done_of_found_once_the_totals_are_known(collector):
     assert line.endswith(" s") and line.split(", ")[-1][:-2].replace(".", "").isdigit()
 
 
+
+
+def test_the_kernel_total_grows_with_what_tuning_queues_later(collector):
+    reader = clmodes.StatisticsReader(collector)
+    shown = TerminalProgress(reader, "warm", FakeTerminal())
+    waiting = [3]
+    with shown:
+        shown.found(keys=5, kernels=17)  # what the gathering pass queued
+        collector.add(clmodes.execution.Counter.KERNELS, 25)  # the tunes queued 8 more
+        assert "25 of 25 kernels obtained" in shown.line()  # never "25 of 17"
+        shown.found(keys=5, kernels=17, pending=lambda: waiting[0])
+        assert "25 of 28 kernels obtained" in shown.line()

@@ -56,13 +56,15 @@ def test_corruption_met_after_opening_is_moved_aside_once(tmp_path, caplog):
     garbage_into_the_middle(tmp_path)
     with caplog.at_level(logging.WARNING, logger="clmodes"):
         assert store.get_binary("exact", "batch") is None  # a miss, not an error
-        assert store.get_tune("model", "t", "k", "c") is None  # the fresh store
-        store.put_tune("model", "t", "k", "c", {"winner": "b"})
+        # The fresh store, holding what could still be read of the damaged one.
+        assert store.get_tune("model", "t", "k", "c") == {"winner": "a"}
+        store.put_tune("model", "t", "k2", "c", {"winner": "b"})
     (aside,) = aside_files(tmp_path)
     assert caplog.text.count("clmodes store") == 1 and str(aside) in caplog.text
-    assert store.get_tune("model", "t", "k", "c") == {"winner": "b"}
+    assert store.get_tune("model", "t", "k2", "c") == {"winner": "b"}
     fresh = sqlite3.connect(tmp_path / FILENAME)
-    assert fresh.execute("SELECT COUNT(*) FROM tune").fetchall() == [(1,)]
+    assert fresh.execute("SELECT COUNT(*) FROM tune").fetchall() == [(2,)]
+    assert fresh.execute("SELECT COUNT(*) FROM binaries").fetchall() == [(0,)]  # the damaged one
 
 
 def test_corruption_met_by_a_write_is_recovered_and_the_write_kept(tmp_path, caplog):
