@@ -143,9 +143,10 @@ class TuneRecord:
         return self.measurements.get(self.winner)
 
     def adopted_on(self, node: str) -> TuneRecord:
-        """This record as a node that adopted it (did not re-race it) records it."""
+        """This record as a node that adopted it (did not re-race it) records it: written
+        again here, so in this version's layout."""
         spread = dataclasses.replace(self.spread or SpreadInfo(), adopted_on=node)
-        return dataclasses.replace(self, spread=spread, source=None)
+        return dataclasses.replace(self, spread=spread, version=RECORD_VERSION, source=None)
 
     @classmethod
     def from_json(cls, obj: object, strict: bool = False) -> TuneRecord:
