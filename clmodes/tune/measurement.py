@@ -121,6 +121,20 @@ class CandidateMeasurement:
                 found[name] = value
         return found
 
+    def to_entry(self) -> dict[str, Any]:
+        """Its form on a fleet's ledger (`tune.sharing`): {"identity", "record"}, the
+        record as the store keeps it (no identity in it). Kept as 0.x posted it."""
+        return {"identity": self.identity,
+                "record": dataclasses.replace(self, identity=None).to_json()}
+
+    @classmethod
+    def from_entry(cls, entry: object) -> CandidateMeasurement | None:
+        """A ledger entry's measurement, its identity in it; None if it is none."""
+        if not isinstance(entry, dict):
+            return None
+        found = cls.from_json(entry.get("record"))
+        return found and found.with_identity(identity_from_json(entry.get("identity")))
+
 
 def _common(obj: dict[str, Any]) -> dict[str, Any]:
     """The fields every outcome may carry, typed."""

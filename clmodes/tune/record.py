@@ -151,17 +151,16 @@ class TuneRecord:
     @classmethod
     def from_json(cls, obj: object, strict: bool = False) -> TuneRecord:
         """The record `obj` says, or `MalformedRecord` with a one-line reason. `strict`
-        (a bundle's rows) also refuses a roofline that is not a number, as bundles
-        always have: an older clmodes importing the record reads it unchecked."""
+        (a bundle's rows) also refuses a winner that is not among its measurements and
+        a roofline that is not a number, as bundles always have: an older clmodes
+        importing the record reads those fields unchecked. (A store's record with such a
+        winner decodes, and the staleness check says why it is not used.)"""
         if not isinstance(obj, dict) or not isinstance(obj.get("winner"), str):
             raise MalformedRecord("the record has no winner")
         winner = obj["winner"]
         measured = obj.get("measurements")
-        if measured is not None and (not isinstance(measured, dict) or winner not in measured):
-            raise MalformedRecord(f"its winner {winner[:60]!r} is not among its measured "
-                                  "candidates")
-        if strict and obj.get("roofline") is not None and number(obj["roofline"]) is None:
-            raise MalformedRecord("roofline is not a number")
+        if strict:
+            _strict_problems(winner, measured, obj.get("roofline"))
         identities = obj.get("identities")
         return cls(
             winner=winner, measurements=_measurements(measured), dropped=_dropped(obj.get("dropped")),
@@ -197,6 +196,14 @@ class TuneRecord:
         if self.cost is not None:
             found["cost"] = dataclasses.asdict(self.cost)
         return found
+
+
+def _strict_problems(winner: str, measured: object, roofline: object) -> None:
+    if measured is not None and (not isinstance(measured, dict) or winner not in measured):
+        raise MalformedRecord(f"its winner {winner[:60]!r} is not among its measured "
+                              "candidates")
+    if roofline is not None and number(roofline) is None:
+        raise MalformedRecord("roofline is not a number")
 
 
 def decoded(obj: object) -> TuneRecord | None:

@@ -2,10 +2,10 @@
 
 `clmodes tune list|show|plot|forget` read tune entries through this module only. A tune
 record is JSON written by `Tunable` (and, through bundles, by other machines and other
-versions of clmodes), so every field is read defensively here, once: a field that is
-missing or of the wrong type becomes None (or is left out), a row whose record does not
-parse at all is skipped with a warning. The verbs then work on dataclasses and never
-index JSON themselves, so a change of the record's layout is a change of this module.
+versions of clmodes), so it is decoded by `TuneRecord.from_json` (`tune.record`), the one
+boundary: a field that is missing or of the wrong type becomes None (or is left out), a
+row whose record does not parse at all is skipped with a warning. The verbs then work on
+the dataclasses here and never index JSON themselves.
 
 Where an entry came from is the record's `host` (the node name it was measured on):
 measured *here*, *imported* (measured on another host: a bundle brought it), or

@@ -33,7 +33,7 @@ from clmodes.tune.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
 from clmodes.tune.identity import current_identity, identity_of
 from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
-from clmodes.tune.measurement import CandidateMeasurement, identity_from_json
+from clmodes.tune.measurement import CandidateMeasurement
 from clmodes.tune.racing import Measurement, RacePolicy, race, separated
 from clmodes.tune.record import SpreadInfo, TuneRecord
 from clmodes.tune.reference import Checker, Checking
@@ -217,8 +217,8 @@ class Tuner:
                 self._keep(name, identity, self.checker.marked(
                     name, CandidateMeasurement.dropped(dropped.get(name, "not measured"))),
                     race_index)
-        return {name: {"identity": self.results[name].identity,
-                       "record": self.results[name].measurement.to_json()} for name in names}
+        return {name: self.results[name].measurement.with_identity(
+            self.results[name].identity).to_entry() for name in names}
 
     def _shared_key(self) -> str:
         return json.dumps(list(self.key))
@@ -232,10 +232,9 @@ class Tuner:
     def _keep_shared(self, name: str, entry: Entry, node: str) -> None:
         """Another node's result of a shared generation (an unknown identity, a failure
         to gather, is not persisted: it is no fact about any code)."""
-        record = CandidateMeasurement.from_json(entry.get("record"))
-        self._keep(name, identity_from_json(entry.get("identity")),
-                   record or CandidateMeasurement.dropped("failed: unreadable shared result"),
-                   -1, node=node)
+        record = CandidateMeasurement.from_entry(entry) \
+            or CandidateMeasurement.dropped("failed: an unreadable shared result")
+        self._keep(name, record.identity, record.with_identity(None), -1, node=node)
 
     def _keep(self, name: str, identity: str | None, record: CandidateMeasurement,
               race_index: int, node: str | None = None) -> None:
