@@ -230,15 +230,15 @@ class Tuner:
         return self.checker.marked(measurement.name, record)
 
     def _keep_shared(self, name: str, entry: Entry, node: str) -> None:
-        """Another node's result of a shared generation (an unknown identity, a failure
-        to gather, is not persisted: it is no fact about any code)."""
-        record = CandidateMeasurement.from_entry(entry) \
-            or CandidateMeasurement.dropped("failed: an unreadable shared result")
-        self._keep(name, record.identity, record.with_identity(None), -1, node=node)
+        """Another node's result of a shared generation (kept as `_keep` keeps any)."""
+        found = CandidateMeasurement.from_entry(entry) or CandidateMeasurement.dropped(
+            "failed: an unreadable shared result")
+        self._keep(name, found.identity, found.with_identity(None), -1, node=node)
 
     def _keep(self, name: str, identity: str | None, record: CandidateMeasurement,
               race_index: int, node: str | None = None) -> None:
-        """Know `record` for `name`; persisted when its identity is known."""
+        """Know `record` for `name`; persisted when its identity is known (an unknown
+        one, a failure to gather, is no fact about any code)."""
         self.results[name] = Result(identity, record, race_index,
                                     self.node if node is None else node)
         self.checker.note(name, record)
