@@ -13,6 +13,7 @@ from clmodes.bundle.matching import match_devices
 from clmodes.bundle.trust import TrustedKey, assess, trusted_keys as trusted, verdict
 from clmodes.device import Device
 from clmodes.store import StoreEntries
+from clmodes.tune.record import decoded
 
 
 def inspect(path: str | os.PathLike[str], local: list[Device] | None = None, *,
@@ -32,8 +33,8 @@ def rooflines(entries: StoreEntries) -> list[dict[str, Any]]:
     """Per tuned key whose record has one: the winner's roofline fraction (`Tunable` cost)."""
     found = []
     for row in entries.tune:
-        record = json.loads(row.value)
-        if isinstance(record.get("roofline"), (int, float)):
+        record = decoded(json.loads(row.value))  # validated when the bundle was read
+        if record is not None and record.roofline is not None:
             found.append({"model": row.model, "tunable": row.tunable, "key": row.tune_key,
-                          "winner": record["winner"], "roofline": record["roofline"]})
+                          "winner": record.winner, "roofline": record.roofline})
     return found

@@ -29,6 +29,7 @@ from clmodes.bundle.manifest import describe_devices, entry_counts
 from clmodes.bundle.poclbin import path_problem
 from clmodes.device import FIELD_NAMES, MODEL_FIELDS
 from clmodes.store import BinaryRow, KernelRow, StoreEntries, TuneRow
+from clmodes.tune.record import MalformedRecord, TuneRecord
 
 MAX_JSON_DEPTH = 16  # a tune record nests 4 levels, argument info 3
 MAX_NAME = 256
@@ -73,18 +74,10 @@ def validate_manifest(path: Path, manifest: dict[str, Any], entries: StoreEntrie
 def validate_tune(path: Path, row: TuneRow) -> None:
     what = f"tune entry {row.tunable[:60]!r} {row.tune_key[:60]}"
     fingerprint(path, row.model, what, exact=False)
-    record = parse_json(path, row.value, what)
-    if not isinstance(record, dict) or not isinstance(record.get("winner"), str):
-        raise BundleError(f"{path}: {what} has no winner")
-    winner = record["winner"]
-    measured = record.get("measurements")
-    if measured is not None:
-        if not isinstance(measured, dict) or winner not in measured:
-            raise BundleError(f"{path}: {what}: its winner {winner[:60]!r} is not among its "
-                              "measured candidates")
-    roofline = record.get("roofline")
-    if roofline is not None and not isinstance(roofline, (int, float)):
-        raise BundleError(f"{path}: {what}: roofline is not a number")
+    try:
+        TuneRecord.from_json(parse_json(path, row.value, what), strict=True)
+    except MalformedRecord as error:
+        raise BundleError(f"{path}: {what}: {error}") from error
 
 
 def validate_binary(path: Path, row: BinaryRow) -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from clmodes.store.store import Store
+from clmodes.tune.record import TuneRecord, decoded
 
 
 class TuneKey(NamedTuple):
@@ -34,15 +35,15 @@ class TuneCache:
         self._noting: tuple[set[TuneKey], ...] = ()  # open `noting_misses` sets
 
     def winner(self, key: TuneKey,
-               current: Callable[[dict[str, Any]], bool] | None = None) -> str | None:
+               current: Callable[[TuneRecord], bool] | None = None) -> str | None:
         """The cached winner from memory or the store, else None. A stored record is
         used (and kept in memory) only if `current(record)` holds: it measured the code
         the tunable launches now."""
         found = self._winners.get(key)
         if found is None:
-            record = self._store().get_tune(*key)
+            record = decoded(self._store().get_tune(*key))
             if record is not None and (current is None or current(record)):
-                found = self._winners[key] = record["winner"]
+                found = self._winners[key] = record.winner
         if found is None and self._noting:
             with self._lock:
                 for missed in self._noting:

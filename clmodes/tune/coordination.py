@@ -18,22 +18,18 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from collections.abc import Iterator
-from typing import Any
-
 from clmodes.store.leases import HEARTBEAT_S, LeaseKey, new_owner
 from clmodes.store.store import Store
 from clmodes.store.tunes import parse_record
+from clmodes.tune.record import TuneRecord, decoded
 
 log = logging.getLogger("clmodes")
 
 OWNER = new_owner()
 POLL_S = 0.1
 
-Record = dict[str, Any]
-
-
-def measure_or_adopt(store: Store, key: LeaseKey, measure: Callable[[], Record],
-                     acceptable: Callable[[Record], bool], describe: str) -> Record:
+def measure_or_adopt(store: Store, key: LeaseKey, measure: Callable[[], TuneRecord],
+                     acceptable: Callable[[TuneRecord], bool], describe: str) -> TuneRecord:
     """The decision for `key`: another process's, when it made (or is making) one that is
     `acceptable` (same candidates, same code), else the one `measure` makes here.
 
@@ -49,7 +45,7 @@ def measure_or_adopt(store: Store, key: LeaseKey, measure: Callable[[], Record],
             log.debug("%s: no tune lease (%s); measuring without one", describe, error)
             return measure()
         if claim.decision is not None:
-            record = parse_record(claim.decision)
+            record = decoded(parse_record(claim.decision))
             if record is not None and acceptable(record):
                 log.info("%s: adopted the decision of another process", describe)
                 return record
@@ -62,14 +58,14 @@ def measure_or_adopt(store: Store, key: LeaseKey, measure: Callable[[], Record],
         time.sleep(POLL_S)
 
 
-def _measure_holding(store: Store, key: LeaseKey, measure: Callable[[], Record]) -> Record:
+def _measure_holding(store: Store, key: LeaseKey, measure: Callable[[], TuneRecord]) -> TuneRecord:
     with _heartbeat(store, key):
         try:
             record = measure()
         except BaseException:
             store.release_tune(key, OWNER)
             raise
-    store.decide_tune(key, OWNER, json.dumps(record, sort_keys=True))
+    store.decide_tune(key, OWNER, json.dumps(record.to_json(), sort_keys=True))
     return record
 
 

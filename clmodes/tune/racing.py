@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping
 
 from clmodes.measure import device_seconds, executing
 from clmodes.stream import Stream
+from clmodes.tune.measurement import CandidateMeasurement, Outcome
 
 log = logging.getLogger("clmodes")
 
@@ -82,13 +83,9 @@ class Measurement:
     def median(self) -> float:
         return statistics.median(self.samples)
 
-    def as_record(self) -> dict[str, object]:
-        record: dict[str, object] = {"median_s": self.median, "samples_s": self.samples}
-        if self.discarded:
-            record["discarded_samples"] = self.discarded
-        if self.repeats > 1:
-            record["runs_per_sample"] = self.repeats
-        return record
+    def as_measurement(self) -> CandidateMeasurement:
+        return CandidateMeasurement(Outcome.MEASURED, self.median, tuple(self.samples),
+                                    self.discarded, self.repeats)
 
 
 def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...],

@@ -32,11 +32,12 @@ import pyopencl.array as cla
 from clmodes.measure import NothingLaunched, executing
 from clmodes.stream import Stream
 from clmodes.tune.checking import Tolerance, disagreement
+from clmodes.tune.measurement import WRONG, CandidateMeasurement, Outcome
+from clmodes.tune.record import CheckInfo
 
 log = logging.getLogger("clmodes")
 
 Candidate = Callable[..., object]
-WRONG = "differs from the reference"  # how a wrong candidate's reason starts
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,10 +86,6 @@ class CheckCost:
     candidates: int = 0
     seconds: float = 0.0
     bytes_copied: int = 0
-
-    def as_record(self) -> dict[str, object]:
-        return {"candidates": self.candidates, "seconds": self.seconds,
-                "bytes_copied": self.bytes_copied}
 
 
 class Snapshot:
@@ -145,16 +142,6 @@ def _copy(arg: object, stream: Stream) -> object:
     return buffer
 
 
-def dropped_record(reason: str) -> dict[str, object]:
-    """A measurement record of a candidate that was not timed to the end."""
-    return {"failed" if reason.startswith("failed") else "dropped": reason}
-
-
-def wrong(record: dict[str, object]) -> bool:
-    """Was this measurement's candidate dropped for its output?"""
-    return str(record.get("dropped", "")).startswith(WRONG)
-
-
 class Checker:
     """Checks the candidates of one tune against its reference (see the module's doc);
     with `checking=None` it checks nothing and passes every candidate.
@@ -181,21 +168,21 @@ class Checker:
             self.inputs = inputs
             self.snapshot = Snapshot(inputs, self.stream, self.checking.positions)
 
-    def reusable(self, record: dict[str, object]) -> bool:
+    def reusable(self, record: CandidateMeasurement) -> bool:
         """May a stored measurement stand for this tune (see the class's doc)?"""
         if self.checking is None:
-            return not wrong(record)
-        if "failed" in record:
+            return record.outcome is not Outcome.WRONG
+        if record.outcome is Outcome.FAILED:
             return True
-        met = record.get("reference")
-        return isinstance(met, str) and self.checking.reference in (None, met)
+        met = record.reference
+        return met is not None and self.checking.reference in (None, met)
 
-    def note(self, name: str, record: dict[str, object]) -> None:
+    def note(self, name: str, record: CandidateMeasurement) -> None:
         """A measurement known for `name`: if it was checked and agreed, it stays checked,
         and (no reference named) its reference is adopted, so that a resumed tune checks
         against the one earlier tunes of the key used."""
-        met = record.get("reference")
-        if self.checking is None or not isinstance(met, str) or "failed" in record or wrong(record):
+        met = record.reference
+        if self.checking is None or met is None or record.outcome in (Outcome.FAILED, Outcome.WRONG):
             return
         self.checked[name] = met
         if self.reference is None and self.outputs is None:
@@ -206,16 +193,17 @@ class Checker:
         wanted = self.reference if self.enabled and self.outputs is None else None
         return [wanted] if wanted is not None and wanted not in names else []
 
-    def marked(self, name: str, record: dict[str, object]) -> dict[str, object]:
+    def marked(self, name: str, record: CandidateMeasurement) -> CandidateMeasurement:
         """`record` with the reference `name` was checked against, if it was."""
         met = self.checked.get(name) or self.disagreed.get(name)
-        return {**record, "reference": met} if met else record
+        return dataclasses.replace(record, reference=met) if met else record
 
-    def as_record(self) -> dict[str, object]:
+    def as_info(self) -> CheckInfo | None:
         """The tune record's "check": the reference, and what checking cost."""
         if self.checking is None:
-            return {}
-        return {"check": {"reference": self.reference, **self.cost.as_record()}}
+            return None
+        return CheckInfo(self.reference, self.cost.candidates, self.cost.seconds,
+                         self.cost.bytes_copied)
 
     def check(self, names: list[str], get: Callable[[str], Candidate | None]) -> dict[str, str]:
         """Run each named candidate once and compare; name -> why it is dropped (wrong,

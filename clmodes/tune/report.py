@@ -2,10 +2,10 @@
 
 `clmodes tune list|show|plot|forget` read tune entries through this module only. A tune
 record is JSON written by `Tunable` (and, through bundles, by other machines and other
-versions of clmodes), so every field is read defensively here, once: a field that is
-missing or of the wrong type becomes None (or is left out), a row whose record does not
-parse at all is skipped with a warning. The verbs then work on dataclasses and never
-index JSON themselves, so a change of the record's layout is a change of this module.
+versions of clmodes), so it is decoded by `TuneRecord.from_json` (`tune.record`), the one
+boundary: a field that is missing or of the wrong type becomes None (or is left out), a
+row whose record does not parse at all is skipped with a warning. The verbs then work on
+the dataclasses here and never index JSON themselves.
 
 Where an entry came from is the record's `host` (the node name it was measured on):
 measured *here*, *imported* (measured on another host: a bundle brought it), or
@@ -23,9 +23,9 @@ from typing import Any
 
 from clmodes.errors import ClmodesError
 from clmodes.store import FORMAT_VERSION, Store, TuneRow
-from clmodes.tune.fields import count as _count, number as _number, text as _text, texts as _texts
-from clmodes.tune.reference import WRONG
 from clmodes.tune.keys import canonical_key
+from clmodes.tune.measurement import CandidateMeasurement, Outcome, outcome_of_reason
+from clmodes.tune.record import Cost, TuneRecord
 
 log = logging.getLogger("clmodes")
 
@@ -82,16 +82,20 @@ class DroppedCandidate:
 
     name: str
     reason: str
+    outcome: Outcome | None = None  # None: as its reason says (`outcome_of_reason`)
 
     @property
     def kind(self) -> str:
         """screened | slower | failed | untimed | wrong (its output differs from the
-        reference's) | other: what the racer's or the check's reason starts with."""
+        reference's) | other: its outcome and, for the racer's drops, what the reason
+        starts with."""
+        outcome = self.outcome or outcome_of_reason(self.reason)
+        if outcome in (Outcome.FAILED, Outcome.WRONG):
+            return outcome.value
         head = self.reason.split(":", 1)[0].strip()
         if head in ("screened", "slower"):
             return head
-        starts = (("failed", "failed"), ("no real timing", "untimed"), (WRONG, "wrong"))
-        return next((kind for start, kind in starts if head.startswith(start)), "other")
+        return "untimed" if head.startswith("no real timing") else "other"
 
     @property
     def summary(self) -> str:
@@ -109,22 +113,6 @@ class DroppedCandidate:
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "reason": self.reason,
                 "summary": self.summary}
-
-
-@dataclasses.dataclass(frozen=True)
-class Cost:
-    """What one call of the tunable moves and computes, and the probe's ceilings then."""
-
-    bytes_moved: float
-    flops: float
-    bandwidth_gbps: float
-    compute_gflops: float
-
-    @property
-    def roofline_s(self) -> float:
-        """The least time the roofline allows (`clmodes.roofline.roofline_seconds`)."""
-        return max(self.bytes_moved / (self.bandwidth_gbps * 1e9),
-                   self.flops / (self.compute_gflops * 1e9))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,75 +305,25 @@ def _canonical(key: str) -> str:
 def entry_of(row: TuneRow) -> TunedKey | None:
     """A row's record as a `TunedKey`; None if it is not a record (no JSON, no winner)."""
     try:
-        record = json.loads(row.value)
-    except (TypeError, ValueError):
+        record = TuneRecord.from_json(json.loads(row.value))
+    except (TypeError, ValueError):  # MalformedRecord is a ValueError
         return None
-    if not isinstance(record, dict) or not isinstance(record.get("winner"), str):
-        return None
-    measurements = record.get("measurements")
-    measured = [m for name, value in (measurements.items() if isinstance(measurements, dict) else ())
-                if (m := _measured(name, value)) is not None]
-    dropped = record.get("dropped")
+    measured = [_measured(name, m) for name, m in record.measurements.items()]
     return TunedKey(
         model=row.model, tunable=row.tunable, key=row.tune_key,
-        candidates_checksum=row.candidates, winner=record["winner"],
-        statistic=_text(record.get("statistic")) or "median",
+        candidates_checksum=row.candidates, winner=record.winner, statistic=record.statistic,
         measured=tuple(sorted(measured, key=lambda m: (m.median_s, m.name))),
-        dropped=tuple(DroppedCandidate(str(name), str(reason)) for name, reason in
-                      sorted(dropped.items() if isinstance(dropped, dict) else ())),
-        device=_text(record.get("device")), host=_text(record.get("host")),
-        tune_seconds=_number(record.get("tune_seconds")),
-        measured_at=_number(record.get("measured_at")),
-        clmodes_version=_text(record.get("clmodes")),
-        roofline=_number(record.get("roofline")), cost=_cost(record.get("cost")),
-        space_size=_count(record.get("space_size")),
-        spread=_spread(record.get("spread")),
-        inputs_replaced=_texts(record.get("inputs_replaced")), check=_check(record.get("check")),
+        dropped=tuple(DroppedCandidate(name, m.reason or "", m.outcome)
+                      for name, m in sorted(record.dropped.items())),
+        device=record.device, host=record.host, tune_seconds=record.tune_seconds,
+        measured_at=record.measured_at, clmodes_version=record.clmodes,
+        roofline=record.roofline, cost=record.cost, space_size=record.space_size,
+        spread=record.spread.as_dict() if record.spread else None,
+        inputs_replaced=record.inputs_replaced,
+        check=record.check.to_json() if record.check else None,
     )
 
 
-def _spread(value: object) -> dict[str, Any] | None:
-    """A record's `spread`, its known fields typed (a record is data from anywhere)."""
-    if not isinstance(value, dict):
-        return None
-    measured_on = value.get("measured_on")
-    return {"nodes": _count(value.get("nodes")),
-            "measured_on": {str(node): _count(count) for node, count in measured_on.items()
-                            if _count(count) is not None} if isinstance(measured_on, dict) else {},
-            "reraced_on": _text(value.get("reraced_on")),
-            "adopted_on": _text(value.get("adopted_on"))}
-
-
-def _check(value: object) -> dict[str, Any] | None:
-    if not isinstance(value, dict):
-        return None
-    return {"reference": _text(value.get("reference")), "candidates": _count(value.get("candidates")),
-            "seconds": _number(value.get("seconds")), "bytes_copied": _count(value.get("bytes_copied"))}
-
-
-def _measured(name: object, value: object) -> MeasuredCandidate | None:
-    if not isinstance(value, dict):
-        return None
-    samples = value.get("samples_s")
-    kept = tuple(s for s in (_number(s) for s in samples) if s is not None) \
-        if isinstance(samples, list) else ()
-    median = _number(value.get("median_s"))
-    if median is None:
-        if not kept:
-            return None
-        median = statistics.median(kept)
-    return MeasuredCandidate(str(name), median, kept,
-                             _count(value.get("discarded_samples")) or 0,
-                             _number(value.get("roofline")),
-                             _count(value.get("runs_per_sample")) or 1)
-
-
-def _cost(value: object) -> Cost | None:
-    if not isinstance(value, dict):
-        return None
-    fields = [_number(value.get(f.name)) for f in dataclasses.fields(Cost)]
-    if any(f is None or f < 0 for f in fields) or not fields[2] or not fields[3]:
-        return None
-    if not (fields[0] or fields[1]):
-        return None
-    return Cost(*fields)  # type: ignore[arg-type]
+def _measured(name: str, m: CandidateMeasurement) -> MeasuredCandidate:
+    return MeasuredCandidate(name, m.median_s or 0.0, m.samples_s, m.discarded_samples,
+                             m.roofline, m.runs_per_sample)

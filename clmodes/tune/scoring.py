@@ -6,38 +6,38 @@ one is cached simply records no roofline."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
-from typing import Any
-
 from clmodes.device import Device
 from clmodes.probing.lookup import cached as cached_probe
 from clmodes.roofline import roofline_fraction
+from clmodes.tune.record import Cost as RecordCost, TuneRecord
 
 log = logging.getLogger("clmodes")
 
 Cost = Callable[..., tuple[float, float]]  # cost(*args) -> (bytes moved, FLOPs) of one call
 
 
-def score(entry: dict[str, Any], device: Device, cost: Cost, args: tuple[object, ...],
-          described: str) -> None:
-    """Add each measured candidate's roofline fraction to `entry`, when a probe is cached."""
+def score(entry: TuneRecord, device: Device, cost: Cost, args: tuple[object, ...],
+          described: str) -> TuneRecord:
+    """`entry` with each measured candidate's roofline fraction, when a probe is cached
+    (else `entry` as it is)."""
     probed = cached_probe(device)
     if probed is None:
         log.debug("%s: no probe cached for %s; no roofline recorded", described, device.label)
-        return
+        return entry
     try:
         moved, flops = (float(v) for v in cost(*args))
         fractions = {
-            name: roofline_fraction(probed, measured["median_s"], moved, flops)
-            for name, measured in entry["measurements"].items()
+            name: roofline_fraction(probed, measured.median_s, moved, flops)
+            for name, measured in entry.measurements.items()
         }
     except Exception as error:  # noqa: BLE001 - a scoring problem never fails a tune
         log.warning("%s: cost function failed (%s); no roofline recorded", described, error)
-        return
-    for name, fraction in fractions.items():
-        entry["measurements"][name]["roofline"] = fraction
-    entry["roofline"] = fractions[entry["winner"]]
-    entry["cost"] = {"bytes_moved": moved, "flops": flops,
-                     "bandwidth_gbps": probed.bandwidth_gbps,
-                     "compute_gflops": probed.compute_gflops}
+        return entry
+    measurements = {name: dataclasses.replace(measured, roofline=fractions[name])
+                    for name, measured in entry.measurements.items()}
+    return dataclasses.replace(
+        entry, measurements=measurements, roofline=fractions[entry.winner],
+        cost=RecordCost(moved, flops, probed.bandwidth_gbps, probed.compute_gflops))

@@ -38,11 +38,12 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from clmodes.errors import TuneError
+from clmodes.tune.record import TuneRecord
 
 log = logging.getLogger("clmodes")
 
-Record = dict[str, Any]
-Entry = dict[str, Any]  # {"identity": str, "record": Record}
+Record = dict[str, Any]  # a tune record's JSON (`TuneRecord.to_json`): the ledger is data
+Entry = dict[str, Any]  # {"identity": str | None, "record": a measurement's JSON}
 POLL_S = 0.05
 DEFAULT_TIMEOUT_S = 120.0
 
@@ -232,12 +233,12 @@ class Spread:
     def _adopted(self, key: str, decision: dict[str, Any]) -> Record:
         """Another node's decision, as this node records it: its re-race, measured on
         that node's device, and adopted here."""
-        if "failed" in decision:
+        if "failed" in decision:  # the ledger's word that the key failed, not a record
             raise TuneError(f"{decision['failed']} (decided on {decision.get('node', '?')})")
-        spread = {**decision.get("spread", {}), "adopted_on": self.node}
+        record = TuneRecord.from_json(decision).adopted_on(self.node)
         log.info("spread: %s: adopted the decision re-raced on %s", key,
-                 spread.get("reraced_on", "?"))
-        return {**decision, "spread": spread}
+                 record.spread.reraced_on if record.spread and record.spread.reraced_on else "?")
+        return record.to_json()
 
     def summary(self) -> dict[str, Any]:
         return {"node": self.node, "rank": self.rank, "nodes": self.nodes,

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from clmodes.execution import Counter, ProcessMode, misses, process_mode, tally
 from clmodes.execution.misses import Miss, MissKind
@@ -47,6 +46,7 @@ from clmodes.tune import sharing
 from clmodes.tune.coordination import measure_or_adopt
 from clmodes.tune.identity import stale_candidates
 from clmodes.tune.checking import Tolerance
+from clmodes.tune.record import TuneRecord, decoded
 from clmodes.tune.racing import RacePolicy
 from clmodes.tune.reference import checking_of
 from clmodes.tune.space import TuningSpace
@@ -206,7 +206,7 @@ class Tunable:
         return default_runtime().tunes.winner(
             key, lambda record: self._current_or_dropped(record, stream, args, key))
 
-    def _current_or_dropped(self, record: dict[str, Any], stream: Stream,
+    def _current_or_dropped(self, record: TuneRecord, stream: Stream,
                             args: tuple[object, ...], key: TuneKey) -> bool:
         """A stale decision is deleted, so that the next tune's decision replaces it (the
         first recorded wins) and processes coordinate on measuring it again."""
@@ -214,23 +214,22 @@ class Tunable:
         if problem is None:
             return True
         self._stale[key] = problem
-        default_store().drop_stale_tune(*key, record)
+        default_store().drop_stale_tune(*key, dict(record.source or record.to_json()))
         return False
 
-    def _current(self, record: dict[str, Any], stream: Stream, args: tuple[object, ...],
+    def _current(self, record: TuneRecord, stream: Stream, args: tuple[object, ...],
                  key: TuneKey, warn: bool = False) -> bool:
         """Does a stored decision hold for the code as it is now?"""
         return self._problem(record, stream, args, key, warn) is None
 
-    def _problem(self, record: dict[str, Any], stream: Stream, args: tuple[object, ...],
+    def _problem(self, record: TuneRecord, stream: Stream, args: tuple[object, ...],
                  key: TuneKey, warn: bool = False) -> str | None:
         """Why a stored decision does not hold for the code as it is now (None: it holds)."""
-        identities = record.get("identities")
-        winner = record.get("winner")
+        identities, winner = record.identities, record.winner
         problem = None
         if self.choices.get(winner) is None:
             problem = f"its winner {winner!r} is not a candidate"
-        elif not isinstance(identities, dict) or winner not in identities:
+        elif identities is None or winner not in identities:
             problem = "it records no kernel identities (made by an older clmodes)"
         else:
             with unrecorded():
@@ -256,26 +255,29 @@ class Tunable:
             record = measure_or_adopt(
                 default_store(), tuple(key), lambda: self._measure_and_record(caller, args, key),
                 lambda found: self._current(found, caller, args, key), self._describe(key))
-        return str(record["winner"])
+        return record.winner
 
     def _measure_and_record(self, caller: Stream, args: tuple[object, ...],
-                            key: TuneKey) -> dict[str, Any]:
+                            key: TuneKey) -> TuneRecord:
         entry = self._tuner(caller, args, key).run()
         if self.cost is not None:
-            score(entry, caller.device, self.cost, args, self._describe(key))
-        stored = default_store().put_tune(*key, entry)
+            entry = score(entry, caller.device, self.cost, args, self._describe(key))
+        written = entry.to_json()
+        kept = default_store().put_tune(*key, written)
         tally(Counter.KEYS)
         self._log_decision(caller, key, entry)
-        if stored is not entry and not self._current(stored, caller, args, key):
+        if kept is written:
+            return entry
+        stored = decoded(kept)
+        if stored is None or not self._current(stored, caller, args, key):
             return entry  # another process's decision for other code: ours holds here
         return stored
 
-    def _log_decision(self, caller: Stream, key: TuneKey, entry: dict[str, Any]) -> None:
-        measured = entry["measurements"]
-        ranked = list(measured)
-        best = measured[ranked[0]]["median_s"]
-        runner_up = (f"; runner-up {ranked[1]!r} {measured[ranked[1]]['median_s'] / best:.2f}x"
-                     if len(ranked) > 1 else "")
+    def _log_decision(self, caller: Stream, key: TuneKey, entry: TuneRecord) -> None:
+        measured = list(entry.measurements.values())
+        best = measured[0].median_s or 0.0
+        runner_up = (f"; runner-up {list(entry.measurements)[1]!r} "
+                     f"{(measured[1].median_s or 0.0) / best:.2f}x" if len(measured) > 1 else "")
         log.info("%s tuned on %s: %r (%.3g s median)%s; %d measured of %d in %.2f s",
-                 self._describe(key), caller.device.label, entry["winner"], best, runner_up,
-                 entry["measured_here"], entry["space_size"], entry["tune_seconds"])
+                 self._describe(key), caller.device.label, entry.winner, best, runner_up,
+                 entry.measured_here or 0, entry.space_size or 0, entry.tune_seconds or 0.0)

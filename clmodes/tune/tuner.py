@@ -23,8 +23,6 @@ import logging
 import platform
 import time
 from collections.abc import Callable
-from typing import Any
-
 from clmodes._version import __version__
 from clmodes.errors import TuneError
 from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
@@ -35,14 +33,15 @@ from clmodes.tune.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
 from clmodes.tune.identity import current_identity, identity_of
 from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
+from clmodes.tune.measurement import CandidateMeasurement
 from clmodes.tune.racing import Measurement, RacePolicy, race, separated
-from clmodes.tune.reference import Checker, Checking, dropped_record
+from clmodes.tune.record import SpreadInfo, TuneRecord
+from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
 
 log = logging.getLogger("clmodes")
 
 HOST = platform.node()
-Record = dict[str, Any]
 MeasureArgs = Callable[..., tuple[object, ...]]
 
 
@@ -50,15 +49,14 @@ MeasureArgs = Callable[..., tuple[object, ...]]
 class Result:
     """What is known of one candidate for this key: its identity and its measurement."""
 
-    identity: str
-    record: Record  # median_s, samples_s, ... or failed / dropped
+    identity: str | None  # None: unknown (its kernels could not be gathered)
+    measurement: CandidateMeasurement  # as the store keeps it (no identity in it)
     race: int  # which race measured it (-1: an earlier tune, from the store)
     node: str = ""  # who measured it, in a shared tune ("" here)
 
     @property
     def median(self) -> float | None:
-        value = self.record.get("median_s")
-        return value if isinstance(value, (int, float)) else None
+        return self.measurement.median
 
 
 @dataclasses.dataclass
@@ -105,7 +103,7 @@ class Tuner:
 
     # -- measuring -------------------------------------------------------------------------
 
-    def run(self) -> Record:
+    def run(self) -> TuneRecord:
         self.caller.finish()  # the caller's pending work may still be writing the inputs
         inputs = (tuple(self.measure_args(self.stream, *self.args)) if self.measure_args
                   else self._scratch_inputs())
@@ -118,7 +116,8 @@ class Tuner:
                 break
             search.tell(self._measure(generation, inputs))
         if self.sharing is not None:
-            return self.sharing.decide(self._shared_key(), lambda: self._decide(inputs))
+            return TuneRecord.from_json(self.sharing.decide(
+                self._shared_key(), lambda: self._decide(inputs).to_json()))
         return self._decide(inputs)
 
     def _scratch_inputs(self) -> tuple[object, ...]:
@@ -129,7 +128,7 @@ class Tuner:
         log_replaced(self.describe, self.replaced)
         return inputs
 
-    def _decide(self, inputs: tuple[object, ...]) -> Record:
+    def _decide(self, inputs: tuple[object, ...]) -> TuneRecord:
         self._rerace_finalists(inputs)
         return self._record()
 
@@ -140,7 +139,8 @@ class Tuner:
         for name in sorted({name for name, _ in stored}):
             candidate = self.candidates.get(name)
             identity = candidate and current_identity(candidate, self.stream, inputs)
-            record = stored.get((name, identity)) if identity else None
+            record = CandidateMeasurement.from_json(stored.get((name, identity))) \
+                if identity else None
             if record is not None and self.checker.reusable(record):
                 self.results[name] = Result(identity, record, -1)
                 told[name] = self.results[name].median
@@ -190,9 +190,7 @@ class Tuner:
             self.measured_by.update(shared.measured_by)
             for name, entry in shared.results.items():
                 if shared.measured_by.get(name) != self.node:
-                    self._keep(name, str(entry["identity"]), dict(entry["record"]), -1,
-                               persist=entry["identity"] != "unknown",
-                               node=shared.measured_by.get(name, "?"))
+                    self._keep_shared(name, entry, shared.measured_by.get(name, "?"))
         self.generations += 1
         return {name: self.results[name].median if name in self.results else None
                 for name in generation}
@@ -211,31 +209,41 @@ class Tuner:
         race_index, self.races = self.races, self.races + 1
         for name, identity in identities.items():
             if identity is None:
-                self._keep(name, "unknown", {"failed": self.gather_failures.get(
-                    name, "failed while gathering its kernels")}, race_index, persist=False)
+                self._keep(name, None, CandidateMeasurement.dropped(self.gather_failures.get(
+                    name, "failed while gathering its kernels")), race_index)
             elif name in measured:
                 self._keep(name, identity, self._measurement(measured[name]), race_index)
             else:
                 self._keep(name, identity, self.checker.marked(
-                    name, dropped_record(dropped.get(name, "not measured"))), race_index)
-        return {name: {"identity": self.results[name].identity,
-                       "record": self.results[name].record} for name in names}
+                    name, CandidateMeasurement.dropped(dropped.get(name, "not measured"))),
+                    race_index)
+        return {name: self.results[name].measurement.with_identity(
+            self.results[name].identity).to_entry() for name in names}
 
     def _shared_key(self) -> str:
         return json.dumps(list(self.key))
 
-    def _measurement(self, measurement: Measurement) -> Record:
-        record = {**measurement.as_record(), "device": self.caller.device.fingerprint.exact,
-                  "host": HOST, "measured_at": time.time(), "clmodes": __version__}
+    def _measurement(self, measurement: Measurement) -> CandidateMeasurement:
+        record = dataclasses.replace(
+            measurement.as_measurement(), device=self.caller.device.fingerprint.exact,
+            host=HOST, measured_at=time.time(), clmodes=__version__)
         return self.checker.marked(measurement.name, record)
 
-    def _keep(self, name: str, identity: str, record: Record, race_index: int,
-              persist: bool = True, node: str | None = None) -> None:
+    def _keep_shared(self, name: str, entry: Entry, node: str) -> None:
+        """Another node's result of a shared generation (kept as `_keep` keeps any)."""
+        found = CandidateMeasurement.from_entry(entry) or CandidateMeasurement.dropped(
+            "failed: an unreadable shared result")
+        self._keep(name, found.identity, found.with_identity(None), -1, node=node)
+
+    def _keep(self, name: str, identity: str | None, record: CandidateMeasurement,
+              race_index: int, node: str | None = None) -> None:
+        """Know `record` for `name`; persisted when its identity is known (an unknown
+        one, a failure to gather, is no fact about any code)."""
         self.results[name] = Result(identity, record, race_index,
                                     self.node if node is None else node)
         self.checker.note(name, record)
-        if persist:
-            self.store.put_measurement(*self.key[:3], name, identity, record)
+        if identity is not None:
+            self.store.put_measurement(*self.key[:3], name, identity, record.to_json())
 
     # -- deciding --------------------------------------------------------------------------
 
@@ -252,8 +260,8 @@ class Tuner:
         if len(finalists) < 2:
             return
         if len({(self.results[n].race, self.results[n].node) for n in finalists}) == 1 and separated(
-                [Measurement(n, list(self.results[n].record.get("samples_s") or [])) for n in finalists
-                 if self.results[n].record.get("samples_s")]):
+                [Measurement(n, list(self.results[n].measurement.samples_s)) for n in finalists
+                 if self.results[n].measurement.samples_s]):
             return  # measured together, and clearly apart: nothing to settle
         runnable = {name: self.candidates.get(name) for name in finalists}
         for name in finalists:
@@ -277,43 +285,39 @@ class Tuner:
                 self._keep(name, self.results[name].identity, self._measurement(measurement),
                            race_index, node=self.node)
 
-    def _record(self) -> Record:
+    def _record(self) -> TuneRecord:
         ranked = self._ranked()
         if not ranked:
-            reasons = "; ".join(f"{n}: {r.record.get('failed') or r.record.get('dropped')}"
+            reasons = "; ".join(f"{n}: {r.measurement.reason}"
                                 for n, r in self.results.items()) or "no candidate to measure"
             raise TuneError(f"{self.describe} on {self.caller.device.label}: every candidate "
                             f"failed ({reasons})")
-        return {
-            "winner": ranked[0],
-            "statistic": "median",
-            "measurements": {name: {**self.results[name].record,
-                                    "identity": self.results[name].identity}
-                             for name in ranked},
-            "dropped": {name: r.record.get("failed") or r.record.get("dropped")
-                        for name, r in self.results.items() if r.median is None},
-            "identities": {name: r.identity for name, r in self.results.items()
-                           if r.identity != "unknown"},
-            "device": self.caller.device.fingerprint.exact,
-            "host": HOST,
-            "space_size": self.candidates.size(),
-            "measured_here": len(self.fresh),
-            **({"inputs_replaced": [r.describe() for r in self.replaced]}
-               if self.replaced else {}),
-            **self.checker.as_record(),
-            "tune_seconds": time.perf_counter() - self.started,
-            "measured_at": time.time(),
-            "clmodes": __version__,
-            **self._spread(),
-        }
+        return TuneRecord(
+            winner=ranked[0],
+            measurements={name: self.results[name].measurement.with_identity(
+                self.results[name].identity) for name in ranked},
+            dropped={name: r.measurement for name, r in self.results.items()
+                     if r.median is None},
+            identities={name: r.identity for name, r in self.results.items()
+                        if r.identity is not None},
+            device=self.caller.device.fingerprint.exact,
+            host=HOST,
+            space_size=self.candidates.size(),
+            measured_here=len(self.fresh),
+            inputs_replaced=tuple(r.describe() for r in self.replaced),
+            check=self.checker.as_info(),
+            tune_seconds=time.perf_counter() - self.started,
+            measured_at=time.time(),
+            clmodes=__version__,
+            spread=self._spread(),
+        )
 
-    def _spread(self) -> Record:
+    def _spread(self) -> SpreadInfo | None:
         """Where a shared tune's measurements were taken, and that its finalists were
         re-raced here (the record others adopt)."""
         if self.sharing is None:
-            return {}
+            return None
         counts: dict[str, int] = {}
         for node in self.measured_by.values():
             counts[node] = counts.get(node, 0) + 1
-        return {"spread": {"nodes": self.sharing.nodes, "measured_on": counts,
-                           "reraced_on": self.node}}
+        return SpreadInfo(self.sharing.nodes, counts, self.node)

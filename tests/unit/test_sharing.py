@@ -143,7 +143,7 @@ def test_two_tuners_share_one_local_search(stream):
 
     def tune(rank):
         return Tuner(key, tunable.choices, stream, args, stores[rank], tunable.policy,
-                     describe="spread", budget=tunable.budget, sharing=hooks[rank]).run()
+                     describe="spread", budget=tunable.budget, sharing=hooks[rank]).run().to_json()
 
     leader, other = in_threads(lambda: tune(0), lambda: tune(1))
     assert leader["winner"] == other["winner"]

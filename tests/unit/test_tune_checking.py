@@ -7,6 +7,7 @@ import pytest
 from clmodes import Tolerance
 from clmodes.tune.checking import default_tolerance, disagreement
 from clmodes.tune.reference import Checker, Checking
+from clmodes.tune.measurement import CandidateMeasurement
 
 
 def test_reordered_sums_agree_and_a_missed_term_does_not():
@@ -66,6 +67,9 @@ def test_only_measurements_checked_against_the_reference_in_force_are_reused():
     unchecked = {"median_s": 1e-3}
     wrong = {"dropped": "differs from the reference 'slow': argument 0: ...", "reference": "slow"}
     failed = {"failed": "failed: build error"}
+    # Stored rows as the tuner reads them: typed at the boundary (`tune.measurement`).
+    passed, unchecked, wrong, failed = (CandidateMeasurement.from_json(r)
+                                        for r in (passed, unchecked, wrong, failed))
     any_reference = Checker(Checking(), None, "t")
     assert [any_reference.reusable(r) for r in (passed, unchecked, wrong, failed)] == \
         [True, False, True, True]

@@ -1,0 +1,236 @@
+"""The tune record, typed and versioned: the decision of one key and what it was made of.
+
+Why one type: the record is written by the tuner and read by the tune cache, the
+staleness check, the report, bundles and the fleet; as a dict literal each of them read
+it by hand. A record is also JSON from anywhere (a bundle from another machine, another
+version of clmodes, a hostile file), so `TuneRecord.from_json` is the single boundary:
+a field of the wrong type becomes None (or its default), a record without a winner
+raises `MalformedRecord`, and records from before `RECORD_VERSION` (no version, no
+identities, no host) still decode. `to_json` writes what clmodes has always written,
+plus "record_version": an older clmodes ignores fields it does not know, so stores and
+bundles stay readable both ways.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from clmodes.errors import ClmodesError
+from clmodes.tune.fields import count, number, text, texts
+from clmodes.tune.measurement import CandidateMeasurement, outcome_of_reason, Outcome
+
+RECORD_VERSION = 1  # records without "record_version" are version 0
+
+
+class MalformedRecord(ClmodesError, ValueError):
+    """JSON that is not a tune record (no winner, a winner it did not measure)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Cost:
+    """What one call of the tunable moves and computes, and the probe's ceilings then."""
+
+    bytes_moved: float
+    flops: float
+    bandwidth_gbps: float
+    compute_gflops: float
+
+    @property
+    def roofline_s(self) -> float:
+        """The least time the roofline allows (`clmodes.roofline.roofline_seconds`)."""
+        return max(self.bytes_moved / (self.bandwidth_gbps * 1e9),
+                   self.flops / (self.compute_gflops * 1e9))
+
+    @classmethod
+    def from_json(cls, value: object) -> Cost | None:
+        """A cost that can be used (non-negative, ceilings positive, something moved)."""
+        if not isinstance(value, dict):
+            return None
+        found = [number(value.get(f.name)) for f in dataclasses.fields(cls)]
+        if any(f is None or f < 0 for f in found) or not found[2] or not found[3]:
+            return None
+        if not (found[0] or found[1]):
+            return None
+        return cls(*found)  # type: ignore[arg-type]
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckInfo:
+    """The output check of a tune (`tune.reference`): the reference and its cost."""
+
+    reference: str | None = None
+    candidates: int | None = None
+    seconds: float | None = None
+    bytes_copied: int | None = None
+
+    @classmethod
+    def from_json(cls, value: object) -> CheckInfo | None:
+        if not isinstance(value, dict):
+            return None
+        return cls(text(value.get("reference")), count(value.get("candidates")),
+                   number(value.get("seconds")), count(value.get("bytes_copied")))
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class SpreadInfo:
+    """A tune spread over a fleet's identical devices (`tune.sharing`): how many nodes,
+    configs measured on each, where the finalists were re-raced, where it was adopted."""
+
+    nodes: int | None = None
+    measured_on: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    reraced_on: str | None = None
+    adopted_on: str | None = None
+
+    @classmethod
+    def from_json(cls, value: object) -> SpreadInfo | None:
+        if not isinstance(value, dict):
+            return None
+        measured_on = value.get("measured_on")
+        counts = {str(node): found for node, n in measured_on.items()
+                  if (found := count(n)) is not None} if isinstance(measured_on, dict) else {}
+        return cls(count(value.get("nodes")), counts, text(value.get("reraced_on")),
+                   text(value.get("adopted_on")))
+
+    def to_json(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"measured_on": dict(self.measured_on)}
+        for name in ("nodes", "reraced_on", "adopted_on"):
+            if getattr(self, name) is not None:
+                found[name] = getattr(self, name)
+        return found
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every field, None where unknown (what `tune list --json` prints)."""
+        return {"nodes": self.nodes, "measured_on": dict(self.measured_on),
+                "reraced_on": self.reraced_on, "adopted_on": self.adopted_on}
+
+
+@dataclasses.dataclass(frozen=True)
+class TuneRecord:
+    """One key's decision. `measurements` holds the timed candidates, fastest first;
+    `dropped` the others' reasons; `identities` is None in a record that has none
+    (made before clmodes recorded them: it cannot be checked against the code)."""
+
+    winner: str
+    measurements: Mapping[str, CandidateMeasurement] = dataclasses.field(default_factory=dict)
+    dropped: Mapping[str, CandidateMeasurement] = dataclasses.field(default_factory=dict)
+    identities: Mapping[str, str] | None = None
+    statistic: str = "median"
+    device: str | None = None  # exact fingerprint of the device that decided
+    host: str | None = None  # node name it was measured on (None: an older record)
+    space_size: int | None = None
+    measured_here: int | None = None
+    inputs_replaced: tuple[str, ...] = ()  # arguments measured on uniform values
+    check: CheckInfo | None = None
+    tune_seconds: float | None = None
+    measured_at: float | None = None
+    clmodes: str | None = None  # the version that made it
+    spread: SpreadInfo | None = None
+    roofline: float | None = None  # the winner's fraction of the roofline
+    cost: Cost | None = None
+    version: int = RECORD_VERSION
+    # The JSON it was decoded from (None: made here), so that a stale entry is deleted
+    # exactly as stored. Not compared: two records are equal by what they say.
+    source: Mapping[str, Any] | None = dataclasses.field(default=None, compare=False,
+                                                         repr=False)
+
+    @property
+    def winner_measurement(self) -> CandidateMeasurement | None:
+        return self.measurements.get(self.winner)
+
+    def adopted_on(self, node: str) -> TuneRecord:
+        """This record as a node that adopted it (did not re-race it) records it: written
+        again here, so in this version's layout."""
+        spread = dataclasses.replace(self.spread or SpreadInfo(), adopted_on=node)
+        return dataclasses.replace(self, spread=spread, version=RECORD_VERSION, source=None)
+
+    @classmethod
+    def from_json(cls, obj: object, strict: bool = False) -> TuneRecord:
+        """The record `obj` says, or `MalformedRecord` with a one-line reason. `strict`
+        (a bundle's rows) also refuses a winner that is not among its measurements and
+        a roofline that is not a number, as bundles always have: an older clmodes
+        importing the record reads those fields unchecked. (A store's record with such a
+        winner decodes, and the staleness check says why it is not used.)"""
+        if not isinstance(obj, dict) or not isinstance(obj.get("winner"), str):
+            raise MalformedRecord("the record has no winner")
+        winner = obj["winner"]
+        measured = obj.get("measurements")
+        if strict:
+            _strict_problems(winner, measured, obj.get("roofline"))
+        identities = obj.get("identities")
+        return cls(
+            winner=winner, measurements=_measurements(measured), dropped=_dropped(obj.get("dropped")),
+            identities={str(k): v for k, v in identities.items() if isinstance(v, str)}
+            if isinstance(identities, dict) else None,
+            statistic=text(obj.get("statistic")) or "median",
+            device=text(obj.get("device")), host=text(obj.get("host")),
+            space_size=count(obj.get("space_size")), measured_here=count(obj.get("measured_here")),
+            inputs_replaced=texts(obj.get("inputs_replaced")), check=CheckInfo.from_json(obj.get("check")),
+            tune_seconds=number(obj.get("tune_seconds")), measured_at=number(obj.get("measured_at")),
+            clmodes=text(obj.get("clmodes")), spread=SpreadInfo.from_json(obj.get("spread")),
+            roofline=number(obj.get("roofline")), cost=Cost.from_json(obj.get("cost")),
+            version=count(obj.get("record_version")) or 0, source=obj)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON clmodes writes for it (optional fields that are None left out)."""
+        found: dict[str, Any] = {
+            "winner": self.winner, "statistic": self.statistic,
+            "measurements": {name: m.to_json() for name, m in self.measurements.items()},
+            "dropped": {name: m.reason or "" for name, m in self.dropped.items()},
+            "record_version": RECORD_VERSION}
+        if self.identities is not None:
+            found["identities"] = dict(self.identities)
+        if self.inputs_replaced:
+            found["inputs_replaced"] = list(self.inputs_replaced)
+        for name in ("device", "host", "space_size", "measured_here", "tune_seconds",
+                     "measured_at", "clmodes", "roofline"):
+            if getattr(self, name) is not None:
+                found[name] = getattr(self, name)
+        for name in ("check", "spread"):
+            if getattr(self, name) is not None:
+                found[name] = getattr(self, name).to_json()
+        if self.cost is not None:
+            found["cost"] = dataclasses.asdict(self.cost)
+        return found
+
+
+def _strict_problems(winner: str, measured: object, roofline: object) -> None:
+    if measured is not None and (not isinstance(measured, dict) or winner not in measured):
+        raise MalformedRecord(f"its winner {winner[:60]!r} is not among its measured "
+                              "candidates")
+    if roofline is not None and number(roofline) is None:
+        raise MalformedRecord("roofline is not a number")
+
+
+def decoded(obj: object) -> TuneRecord | None:
+    """`TuneRecord.from_json(obj)`, or None where it is not a record."""
+    try:
+        return TuneRecord.from_json(obj)
+    except MalformedRecord:
+        return None
+
+
+def _measurements(value: object) -> dict[str, CandidateMeasurement]:
+    """The record's timed candidates that decode, in the order the record gives them."""
+    if not isinstance(value, dict):
+        return {}
+    found = {str(name): m for name, raw in value.items()
+             if (m := CandidateMeasurement.from_json(raw)) is not None and m.timed}
+    return found
+
+
+def _dropped(value: object) -> dict[str, CandidateMeasurement]:
+    """name -> reason in the JSON; the outcome is read from the reason (the record keeps
+    no other trace of it)."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(name): CandidateMeasurement(outcome_of_reason(str(reason)), reason=str(reason))
+            for name, reason in value.items()}
+
+
+__all__ = ["RECORD_VERSION", "CandidateMeasurement", "CheckInfo", "Cost", "MalformedRecord",
+           "Outcome", "SpreadInfo", "TuneRecord", "decoded"]
