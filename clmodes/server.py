@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 import pyopencl as cl
 
-from clmodes import programs
+from clmodes import programs, pyopencl_hooks
 from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, plan, prepare
 from clmodes.batch.limits import max_units
 from clmodes.batch.unit import Unit
@@ -38,6 +38,8 @@ from clmodes.execution import Counter, LaunchMode, tally, usage
 from clmodes.kernel import Kernel
 from clmodes.launchable import Launchable
 from clmodes.programs import HeldProgram, ObtainedKernel
+from clmodes.pyopencl_hooks import registry
+from clmodes.pyopencl_hooks.held import SourcePrograms
 from clmodes.store import Store
 
 log = logging.getLogger("clmodes")
@@ -51,10 +53,16 @@ _QUEUE, _COMPILE = LaunchMode.QUEUE, LaunchMode.COMPILE
 class DeviceServer:
     """The state of one device. Created once per device by its runtime (`clmodes.client()`)."""
 
-    def __init__(self, device: Device, store: Callable[[], Store]) -> None:
+    def __init__(self, device: Device, store: Callable[[], Store],
+                 context: cl.Context | None = None) -> None:
+        """`context`: a user's context to adopt (one device: this one); default: its own."""
         self.device = device
         self._store = store
-        self.context = cl.Context([device.cl_device])
+        self.context = context if context is not None else cl.Context([device.cl_device])
+        # pyopencl's own programs on this context (ElementwiseKernel, arrays, ...).
+        self.pyopencl = SourcePrograms(device, self.context, store)
+        pyopencl_hooks.install()
+        registry.manage(self.context, self.pyopencl)
         self._lock = threading.Lock()  # guards the queue
         self._build_lock = threading.RLock()  # one build at a time; obtain() re-enters via flush()
         self._queue: dict[str, Kernel] = {}
@@ -270,13 +278,14 @@ class DeviceServer:
 
     def persist(self, store: Store, used: set[str] | None = None) -> int:
         """Capture the kernels in `used` (all, if None) that were built here, and index
-        every such kernel to the binary holding it. Returns the number of binaries written."""
+        every such kernel to the binary holding it, and the pyopencl programs whose kernels
+        ran. Returns the number of binaries written."""
         with self._build_lock:
             return sum(
                 programs.persist(store, self.device, held, used,
                                  lambda batch: self._build(batch, counted=False))
                 for held in list(self._programs.values())
-            )
+            ) + self.pyopencl.persist(store, used)
 
     # -- acting on a launch's verdict ---------------------------------------------------------------------
 

@@ -1,0 +1,72 @@
+"""The launch hook: `enqueue_nd_range_kernel`, where every pyopencl launch ends.
+
+`Kernel.__call__` (C++) calls the enqueue function pyopencl's invoker generated for the
+kernel (`invoker.py`), and that code calls `pyopencl._cl.enqueue_nd_range_kernel`
+through the module attribute at each call, so replacing the attribute catches every
+launch: `ElementwiseKernel.__call__`, reductions, scans, `pyopencl.array` operations, a
+user's `program.kernel(queue, ...)`, even from invokers pyopencl loaded from its disk
+cache. `pyopencl.enqueue_nd_range_kernel` (the same function, imported into the package
+namespace) is replaced too, for code that calls it directly.
+
+Per launch, most cheaply first:
+- nothing is watching and the process executes and the queue is no stream with an
+  override of its own: run it (the only cost on a production launch, clmodes' own
+  included, is this test);
+- a kernel of a program built through the hooks (`registry.programs`): the verdict is
+  resolved here, on the issuing thread, like `Stream.launch` (the stream's mode if the
+  queue is a stream's, else the process mode); the launch is recorded for persisting;
+  a dropped launch returns a marker event that waits on the same events, because
+  pyopencl code chains every launch's event into the next (`Array.add_event`,
+  `wait_for=`) and a None would break it;
+- any other kernel on a managed context is clmodes' own (already decided by its
+  stream) or a program made from binaries: it runs;
+- a kernel on any other context runs as well, and is noted as outside clmodes
+  (`outside`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pyopencl as cl
+
+from clmodes.execution import LaunchMode, overrides, usage
+from clmodes.pyopencl_hooks import outside, registry
+
+Enqueue = Callable[..., cl.Event]
+_EXECUTE = LaunchMode.EXECUTE
+_WAIT_FOR = 3  # position of wait_for after (global size, local size, global offset)
+
+
+def make_enqueue(original: Enqueue) -> Enqueue:
+    """The replacement of `enqueue_nd_range_kernel`, delegating to `original`."""
+
+    def enqueue_nd_range_kernel(queue: cl.CommandQueue, kernel: cl.Kernel,
+                                *args: Any, **kwargs: Any) -> cl.Event:
+        if (overrides.default_verdict is _EXECUTE and not usage.live
+                and not outside.live):
+            stream = registry.streams.get(queue.int_ptr)
+            if stream is None or not stream.modes.entries:
+                return original(queue, kernel, *args, **kwargs)
+        if not _decide(queue, kernel):
+            wait_for = args[_WAIT_FOR] if len(args) > _WAIT_FOR else kwargs.get("wait_for")
+            return cl.enqueue_marker(queue, wait_for=wait_for)
+        return original(queue, kernel, *args, **kwargs)
+
+    enqueue_nd_range_kernel.__doc__ = original.__doc__
+    enqueue_nd_range_kernel.__wrapped__ = original  # type: ignore[attr-defined]
+    return enqueue_nd_range_kernel
+
+
+def _decide(queue: cl.CommandQueue, kernel: cl.Kernel) -> bool:
+    """Does this launch run? Records it for persisting or as outside clmodes."""
+    held = registry.programs.get(kernel.program.int_ptr)
+    if held is None:
+        if outside.live and registry.owner_of(kernel.context) is None:
+            outside.note(kernel.function_name)
+        return True
+    usage.note(held.key)
+    stream = registry.streams.get(queue.int_ptr)
+    verdict = stream.verdict() if stream is not None else overrides.default_verdict
+    return verdict is _EXECUTE
