@@ -15,6 +15,7 @@ from clmodes.errors import (
     KernelBuildError,
     KernelLaunchError,
     NoDeviceError,
+    NothingWarmedError,
     TuneError,
 )
 from clmodes.execution import (
@@ -57,6 +58,7 @@ __all__ = [
     "KernelLaunchError",
     "LaunchMode",
     "NoDeviceError",
+    "NothingWarmedError",
     "ProbePolicy",
     "ProbeResult",
     "ProcessMode",

@@ -44,8 +44,18 @@ def warm_text(r: dict[str, Any]) -> str:
         f"in {r['seconds']} s\n"
         f"  kernels: {c['compiled']} compiled, {c['loaded']} loaded, in {c['builds']} build(s)\n"
         f"  autotune: {r['autotune']['keys']} keys tuned\n"
-        f"  store: {r['store']}"
+        + _outside_line(r.get("outside"))
+        + f"  store: {r['store']}"
     )
+
+
+def _outside_line(found: dict[str, Any] | None) -> str:
+    """Kernels that ran outside clmodes during the warm, named (nothing if none)."""
+    if not found or not found.get("kernels"):
+        return ""
+    names = ", ".join(found["names"][:8]) + (", ..." if len(found["names"]) > 8 else "")
+    return (f"  outside clmodes: {found['kernels']} kernels ({names}): pyopencl programs on a "
+            "context clmodes does not manage, not gathered, not persisted\n")
 
 
 def demo_text(r: dict[str, Any]) -> str:

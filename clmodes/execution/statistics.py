@@ -36,11 +36,22 @@ class AutotuneStatistics:
 
 
 @dataclasses.dataclass(frozen=True)
+class OutsideStatistics:
+    """Kernels that ran outside clmodes during a warm (pyopencl programs on a context
+    clmodes does not manage): not gathered, not persisted. Set by `warm()` only."""
+
+    kernels: int = 0
+    launches: int = 0
+    names: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class ExecutionStatistics:
     compilation: CompilationStatistics = CompilationStatistics()
     autotune: AutotuneStatistics = AutotuneStatistics()
+    outside: OutsideStatistics = OutsideStatistics()
 
-    def as_dict(self) -> dict[str, dict[str, int]]:
+    def as_dict(self) -> dict[str, dict[str, object]]:
         return dataclasses.asdict(self)
 
 

@@ -60,11 +60,18 @@ def make_enqueue(original: Enqueue) -> Enqueue:
 
 
 def _decide(queue: cl.CommandQueue, kernel: cl.Kernel) -> bool:
-    """Does this launch run? Records it for persisting or as outside clmodes."""
-    held = registry.programs.get(kernel.program.int_ptr)
-    if held is None:
-        if outside.live and registry.owner_of(kernel.context) is None:
+    """Does this launch run? Records it for persisting or as outside clmodes.
+
+    The context is asked of the queue, which is alive for certain, before the kernel is
+    asked for its program: Intel's runtime fails `clRetainProgram` on the program of a
+    kernel pyopencl loaded from its own disk cache once that program's last Python
+    handle is gone, and only programs held here (alive) are ever looked up."""
+    if registry.owner_of(queue.context) is None:
+        if outside.live:
             outside.note(kernel.function_name)
+        return True
+    held = registry.programs.get(kernel.program.int_ptr)
+    if held is None:  # clmodes' own kernel (its stream decided) or a program from binaries
         return True
     usage.note(held.key)
     stream = registry.streams.get(queue.int_ptr)

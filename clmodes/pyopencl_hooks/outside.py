@@ -9,28 +9,21 @@ persisted. The launch hook notes each such launch into every open `watching()`, 
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from clmodes.execution.statistics import OutsideStatistics
+
 WHY = "pyopencl programs on a context clmodes does not manage"
 
 
-@dataclasses.dataclass(frozen=True)
-class OutsideKernels:
-    """What ran outside clmodes: distinct kernels (by name) and their launches."""
-
-    names: tuple[str, ...] = ()
-    launches: int = 0
-
-    def summary(self) -> str:
-        """One line: how many, which, why, and what it means for the warm."""
-        shown = ", ".join(self.names[:8]) + (", ..." if len(self.names) > 8 else "")
-        noun = "kernel" if len(self.names) == 1 else "kernels"
-        return (f"{len(self.names)} {noun} ran outside clmodes ({WHY}: {shown}): "
-                "not gathered, not persisted; adopt the context with "
-                "clmodes.client(context=ctx)")
+def summary(found: OutsideStatistics) -> str:
+    """One line: how many, which, why, and what it means for the warm."""
+    shown = ", ".join(found.names[:8]) + (", ..." if len(found.names) > 8 else "")
+    noun = "kernel" if found.kernels == 1 else "kernels"
+    return (f"{found.kernels} {noun} ran outside clmodes ({WHY}: {shown}): "
+            "not gathered, not persisted; adopt the context with clmodes.client(context=ctx)")
 
 
 class OutsideLog:
@@ -44,9 +37,10 @@ class OutsideLog:
         with self._lock:
             self._launches[name] = self._launches.get(name, 0) + 1
 
-    def report(self) -> OutsideKernels:
+    def report(self) -> OutsideStatistics:
         with self._lock:
-            return OutsideKernels(tuple(sorted(self._launches)), sum(self._launches.values()))
+            names = tuple(sorted(self._launches))
+            return OutsideStatistics(len(names), sum(self._launches.values()), names)
 
 
 _lock = threading.Lock()
