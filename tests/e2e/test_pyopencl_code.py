@@ -51,3 +51,33 @@ def test_cli_warm_of_code_outside_clmodes_fails_in_one_line(tmp_path):
     assert len(lines) == 1, out.stderr
     assert "nothing gathered" in lines[0] and "arange" in lines[0] and "axpb" in lines[0]
     assert "ran outside clmodes" in lines[0]
+
+
+SMALL = "from support import pyopencl_small as s; print(s.{}())"
+EXPECTED = float(sum((3 * v - 1) ** 2 for v in range(256)))
+
+
+def test_pyopencl_programs_ship_in_a_bundle(tmp_path):
+    warmed = last_json(run_python(
+        "import json, clmodes; from support import pyopencl_small as s; "
+        "print(json.dumps(clmodes.warm(s.workload).as_dict()))", tmp_path / "a"))
+    built = warmed["compilation"]["compiled"]
+    assert built >= 3  # the elementwise kernel, the arithmetic, the sum
+    bundle = tmp_path / "programs.clmb"
+    for store, verb in ((tmp_path / "a", ["bundle", "export", str(bundle)]),
+                        (tmp_path / "b", ["bundle", "import", str(bundle), "--allow-unsigned"])):
+        out = subprocess.run([sys.executable, "-m", "clmodes", *verb], env=environment(store),
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr
+    run = last_json(run_python(SMALL.format("execute"), tmp_path / "b"))
+    assert run["result"] == EXPECTED
+    assert run["compilation"]["compiled"] == 0 and run["compilation"]["loaded"] == built
+
+
+def test_programs_run_under_a_compile_override_persist_when_it_closes(tmp_path):
+    first = last_json(run_python(SMALL.format("under_override"), tmp_path))
+    assert first["compilation"]["compiled"] >= 3
+    run = last_json(run_python(SMALL.format("execute"), tmp_path))
+    assert run["result"] == EXPECTED
+    assert run["compilation"]["compiled"] == 0
+    assert run["compilation"]["loaded"] == first["compilation"]["compiled"]
