@@ -9,9 +9,8 @@ cache. `pyopencl.enqueue_nd_range_kernel` (the same function, imported into the 
 namespace) is replaced too, for code that calls it directly.
 
 Per launch, most cheaply first:
-- nothing is watching and the process executes and the queue is no stream with an
-  override of its own: run it (the only cost on a production launch, clmodes' own
-  included, is this test);
+- nothing is watching, the process executes and no stream has an override open: run it
+  (four module reads: the only cost on a production launch, clmodes' own included);
 - a kernel of a program built through the hooks (`registry.programs`): the verdict is
   resolved here, on the issuing thread, like `Stream.launch` (the stream's mode if the
   queue is a stream's, else the process mode); the launch is recorded for persisting;
@@ -31,7 +30,7 @@ from typing import Any
 
 import pyopencl as cl
 
-from clmodes.execution import LaunchMode, overrides, usage
+from clmodes.execution import LaunchMode, overrides, stream_modes, usage
 from clmodes.pyopencl_hooks import outside, registry
 
 Enqueue = Callable[..., cl.Event]
@@ -44,11 +43,9 @@ def make_enqueue(original: Enqueue) -> Enqueue:
 
     def enqueue_nd_range_kernel(queue: cl.CommandQueue, kernel: cl.Kernel,
                                 *args: Any, **kwargs: Any) -> cl.Event:
-        if (overrides.default_verdict is _EXECUTE and not usage.live
-                and not outside.live):
-            stream = registry.streams.get(queue.int_ptr)
-            if stream is None or not stream.modes.entries:
-                return original(queue, kernel, *args, **kwargs)
+        if (overrides.default_verdict is _EXECUTE and not usage.live and not outside.live
+                and not stream_modes.live_entries):
+            return original(queue, kernel, *args, **kwargs)
         if not _decide(queue, kernel):
             wait_for = args[_WAIT_FOR] if len(args) > _WAIT_FOR else kwargs.get("wait_for")
             return cl.enqueue_marker(queue, wait_for=wait_for)
