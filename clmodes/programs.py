@@ -22,6 +22,7 @@ import pyopencl as cl
 from clmodes.batch import Batch
 from clmodes.device import Device
 from clmodes.launchable import ArgInfo
+from clmodes.pyopencl_hooks import registry
 from clmodes.store import Store
 
 log = logging.getLogger("clmodes")
@@ -50,6 +51,11 @@ class HeldProgram:
     # Argument info persisted with a loaded binary, per kernel key: some drivers (Intel's)
     # drop it from programs created from binaries.
     stored_args: dict[str, list[ArgInfo] | None] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Its launches come through `Stream.launch`, already decided: the pyopencl launch
+        # hook lets them through (any other program on a managed context gets a verdict).
+        registry.add_own(self.program)
 
 
 def load(store: Store, device: Device, context: cl.Context, batch: str,

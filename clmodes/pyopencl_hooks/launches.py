@@ -17,8 +17,9 @@ Per launch, most cheaply first:
   a dropped launch returns a marker event that waits on the same events, because
   pyopencl code chains every launch's event into the next (`Array.add_event`,
   `wait_for=`) and a None would break it;
-- any other kernel on a managed context is clmodes' own (already decided by its
-  stream) or a program made from binaries: it runs;
+- a kernel of the servers' own batches (`registry.own`) was decided by its stream and
+  runs; any other kernel on a managed context (compile + link, binaries, SPIR-V) gets
+  the verdict too, and is not persisted;
 - a kernel on any other context runs as well, and is noted as outside clmodes
   (`outside`).
 """
@@ -67,10 +68,14 @@ def _decide(queue: cl.CommandQueue, kernel: cl.Kernel) -> bool:
         if outside.live:
             outside.note(kernel.function_name)
         return True
-    held = registry.programs.get(kernel.program.int_ptr)
-    if held is None:  # clmodes' own kernel (its stream decided) or a program from binaries
+    handle = kernel.program.int_ptr
+    held = registry.programs.get(handle)
+    if held is None and handle in registry.own:  # clmodes' own kernel: its stream decided
         return True
-    usage.note(held.key)
+    if held is not None:
+        usage.note(held.key)
+    # A hooked program's, or one pyopencl did not build from source through `build()`
+    # (compile + link, binaries, SPIR-V): the verdict applies; only the first is persisted.
     stream = registry.streams.get(queue.int_ptr)
     verdict = stream.verdict() if stream is not None else overrides.default_verdict
     return verdict is _EXECUTE

@@ -53,6 +53,9 @@ contexts: dict[int, tuple[cl.Context, SourcePrograms]] = {}
 streams: dict[int, Stream] = {}
 # cl_program handle -> the program as held (its key, its owner)
 programs: dict[int, HeldSource] = {}
+# cl_program handles of the servers' own batches (held by their server for the process:
+# the handle cannot be reused): their launches were decided by `Stream.launch` already.
+own: frozenset[int] = frozenset()
 
 
 def manage(context: cl.Context, owner: SourcePrograms) -> None:
@@ -74,6 +77,13 @@ def add_program(handle: int, held: HeldSource) -> None:
     global programs
     with _lock:
         programs = {**programs, handle: held}
+
+
+def add_own(program: cl.Program) -> None:
+    """A program a server built or loaded for clmodes kernels."""
+    global own
+    with _lock:
+        own = own | {program.int_ptr}
 
 
 def owner_of(context: cl.Context) -> SourcePrograms | None:

@@ -151,3 +151,26 @@ def test_warm_names_kernels_outside_clmodes_and_refuses_an_empty_warm(client):
     assert kernel.name in stats.outside.names and stats.outside.kernels >= 1
     assert managed.name not in stats.outside.names
     assert stats.compilation.kernels >= 1
+
+
+def test_program_from_binaries_on_a_managed_context_follows_the_modes_too(client):
+    source = f"__kernel void bump(__global float *a) {{ a[get_global_id(0)] += 1; }} // {uuid.uuid4()}"
+    elsewhere = cl.Context([client.device.cl_device])
+    binary = cl.Program(elsewhere, source).build().get_info(cl.program_info.BINARIES)[0]
+    program = cl.Program(client.context, [client.device.cl_device], [binary]).build()
+    queue = client.stream().queue
+    x = cla.to_device(queue, np.zeros(4, dtype=np.float32))
+    bump = cl.Kernel(program, "bump")
+    with clmodes.ProcessModeOverride(clmodes.ProcessMode.COMPILE_ONLY):
+        bump(queue, (4,), None, x.data).wait()
+    assert x.get().tolist() == [0.0] * 4
+    bump(queue, (4,), None, x.data)
+    assert x.get().tolist() == [1.0] * 4
+
+
+def test_build_error_on_a_managed_context_carries_the_compiler_log(client):
+    broken = ElementwiseKernel(client.context, "float *x",
+                               f"x[i] = undeclared_{uuid.uuid4().hex[:6]} * 2", "broken")
+    queue = client.stream().queue
+    with pytest.raises(cl.RuntimeError, match="undeclared_"):  # what pyopencl raises
+        broken(cla.zeros(queue, 4, np.float32))
