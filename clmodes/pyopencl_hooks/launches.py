@@ -68,7 +68,10 @@ def _decide(queue: cl.CommandQueue, kernel: cl.Kernel) -> bool:
         if outside.live:
             outside.note(kernel.function_name)
         return True
-    handle = kernel.program.int_ptr
+    try:
+        handle = kernel.program.int_ptr
+    except cl.Error:  # Intel, a program whose Python handle is gone: none of ours (alive)
+        handle = None
     held = registry.programs.get(handle)
     if held is None and handle in registry.own:  # clmodes' own kernel: its stream decided
         return True
