@@ -30,7 +30,7 @@ class BuildSpy:
         spy = self
 
         def counting_build(program, *args, **kwargs):
-            source = _source_of(program)
+            source = program.get_info(cl.program_info.SOURCE)
             with spy._lock:
                 spy.sources.append(source)
             result = real_build(program, *args, **kwargs)
@@ -42,43 +42,4 @@ class BuildSpy:
             cl.Program.build = counting_build
         else:
             monkeypatch.setattr(cl.Program, "build", counting_build)
-        return self
-
-
-def _source_of(program: cl.Program) -> str:
-    """The program's source, without creating its OpenCL program: `get_info` on a source
-    program not built yet makes pyopencl create it uncached (its "pre-build attribute
-    access" warning), and the build that follows would then bypass clmodes' build hook
-    (`clmodes.pyopencl_hooks.builds`) as if the program were made from a binary."""
-    state = program.__dict__
-    if state.get("_prg") is None and "_source" in state:
-        source = state["_source"]
-        return source.decode() if isinstance(source, bytes) else source
-    return program.get_info(cl.program_info.SOURCE)
-
-
-class SourceCompileSpy:
-    """Every OpenCL program compiled from source in this process, at the lowest Python
-    level (`pyopencl._cl._Program.build` of a program of kind SOURCE): what "compiled
-    nothing from source" is checked with, whoever asked for the build (clmodes' batches,
-    pyopencl's own programs, pyopencl's disk cache on a miss)."""
-
-    def __init__(self) -> None:
-        self.sources: list[str] = []
-        self._lock = threading.Lock()
-
-    def install(self) -> "SourceCompileSpy":
-        """For the rest of the process (a fresh one: `tests/support/subprocesses.py`)."""
-        import pyopencl._cl as _cl
-
-        real_build = _cl._Program.build
-        spy = self
-
-        def counting_build(program, *args, **kwargs):
-            if program.kind() == _cl.program_kind.SOURCE:
-                with spy._lock:
-                    spy.sources.append(program.get_info(cl.program_info.SOURCE))
-            return real_build(program, *args, **kwargs)
-
-        _cl._Program.build = counting_build
         return self

@@ -126,7 +126,7 @@ def digest(value: object) -> str:
 def run(what: str) -> str:
     """In a fresh process: "warm" or "execute" (see the module doc); a JSON line."""
     import clmodes
-    from support.build_spy import SourceCompileSpy
+    from support.source_compile_spy import SourceCompileSpy
 
     client = clmodes.client()
     queue = client.stream().queue
