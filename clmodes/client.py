@@ -7,20 +7,21 @@ from collections.abc import Callable
 
 import pyopencl as cl
 
-from clmodes.adoption import check_queue, queue_stream_name
 from clmodes.device import Device
+from clmodes.adoption import check_queue, queue_stream_name
 from clmodes.server import DeviceServer
 from clmodes.store.store import Store
 from clmodes.stream import Stream
 
 
 class Client:
-    """`clmodes.client(device)`: the device, its context and its named streams."""
+    """`clmodes.client(device)`: the device, its context and its named streams;
+    `clmodes.client(context=ctx)`: one adopting a user's context (`clmodes.adoption`)."""
 
     def __init__(self, device: Device, store: Callable[[], Store],
                  context: cl.Context | None = None) -> None:
         """`store`: where its runtime keeps binaries (asked at each flush: the store can
-        be relocated); `context`: a user's context to adopt (`clmodes.adoption`)."""
+        be relocated)."""
         self.server = DeviceServer(device, store, context)
         self._streams: dict[str, Stream] = {}
         self._lock = threading.Lock()

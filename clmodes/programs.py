@@ -22,8 +22,8 @@ import pyopencl as cl
 from clmodes.batch import Batch
 from clmodes.device import Device
 from clmodes.launchable import ArgInfo
-from clmodes.pyopencl_hooks import registry
 from clmodes.store import Store
+from clmodes.pyopencl_hooks import registry
 
 log = logging.getLogger("clmodes")
 

@@ -278,14 +278,13 @@ class DeviceServer:
 
     def persist(self, store: Store, used: set[str] | None = None) -> int:
         """Capture the kernels in `used` (all, if None) that were built here, and index
-        every such kernel to the binary holding it, and the pyopencl programs whose kernels
-        ran. Returns the number of binaries written."""
+        every such kernel to the binary holding it. Returns the number of binaries written."""
         with self._build_lock:
             return sum(
                 programs.persist(store, self.device, held, used,
                                  lambda batch: self._build(batch, counted=False))
                 for held in list(self._programs.values())
-            ) + self.pyopencl.persist(store, used)
+            )
 
     # -- acting on a launch's verdict ---------------------------------------------------------------------
 
