@@ -6,7 +6,7 @@ store (counted `loaded`), else built from source (counted `compiled`, one `build
 and its binary is persisted only if the workload asked for it (built it or launched one of
 its kernels) while a warm or a compile-mode override recorded, at the
 same points as clmodes kernels (`warm()`'s end, the outermost compile override closing;
-`DeviceServer.persist` calls `persist` here).
+`capture.persist` calls `persist` here, beside each server's own).
 
 Why each program is built on its own, even under `COMPILE_ONLY`: pyopencl needs the
 built program's kernels the moment `build()` returns (`ElementwiseKernel`,
