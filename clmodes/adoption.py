@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import pyopencl as cl
 
-from clmodes.device import Device, select
+from clmodes.device import Device
+from clmodes.selection import candidates
 
 
 def context_device(context: cl.Context, device: object = None) -> Device:
@@ -30,10 +31,14 @@ def context_device(context: cl.Context, device: object = None) -> Device:
         names = ", ".join(d.name.strip() for d in members)
         raise ValueError(f"clmodes.client(context=...): the context has {len(members)} devices "
                          f"({names}); clmodes adopts one-device contexts: make one per device")
-    found = select(members[0])
-    if device is not None and select(device).index != found.index:
+    listed = [d for d in candidates(members[0]) if d.cl_device == members[0]]
+    if not listed:
+        raise ValueError(f"clmodes.client(context=...): the context's device "
+                         f"({members[0].name.strip()}) is not one clmodes lists (clmodes devices)")
+    found = listed[0]
+    if device is not None and found.index not in {d.index for d in candidates(device)}:
         raise ValueError(f"clmodes.client(context=...): the context is on {found.label}, "
-                         f"not on the device asked for ({select(device).label})")
+                         f"not on the device asked for ({device!r})")
     return found
 
 

@@ -76,11 +76,13 @@ def workload(context, queue):
 
 kind = sys.argv[1]
 if kind.startswith("pyopencl"):
-    # The device clmodes would pick (the same ICD registration: clmodes.icd), and no
+    # The device clmodes would list (the same ICD registration: clmodes.icd), and no
     # client: the hooks are installed with the first one, so this side is pyopencl alone.
-    from clmodes.device import select
+    import clmodes
     from clmodes import pyopencl_hooks
-    context = cl.Context([select(os.environ["CLMODES_DEVICE"]).cl_device])
+    want = os.environ["CLMODES_DEVICE"].lower()
+    device = next(d for d in clmodes.devices() if want in d.label.lower())
+    context = cl.Context([device.cl_device])
     result = workload(context, cl.CommandQueue(context))
     assert not pyopencl_hooks.installed()
 else:
