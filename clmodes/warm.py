@@ -67,6 +67,8 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     A store that fell back to memory keeps nothing past this process: with
     `allow_memory=False` that raises `StoreNotPersistentError` before the workload runs
     (the CLI's default: a build machine must not ship an empty bundle after a "success").
+    Kernels that ran outside clmodes are in the result's `outside` (and a warning); a
+    workload that launched nothing clmodes manages raises `NothingWarmedError`.
     """
     collector = StatisticsCollector()
     reader = StatisticsReader(collector)
