@@ -16,6 +16,7 @@ from clmodes.errors import (
     KernelBuildError,
     KernelLaunchError,
     NoDeviceError,
+    NothingWarmedError,
     TuneError,
 )
 from clmodes.execution import (
@@ -66,6 +67,7 @@ __all__ = [
     "KernelLaunchError",
     "LaunchMode",
     "NoDeviceError",
+    "NothingWarmedError",
     "ProbePolicy",
     "ProbeResult",
     "ProcessMode",

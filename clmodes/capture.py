@@ -71,11 +71,14 @@ class OverrideCapture:
 
 def persist(used: set[str]) -> int:
     """Capture the programs holding `used` kernels on every device into the default
-    store (nothing into one in memory); binaries written. `warm()` calls it too."""
+    store (nothing into one in memory), and the pyopencl programs `used` names (see
+    `pyopencl_hooks.held`); binaries written. `warm()` calls it too."""
     store = default_store()
     if store.in_memory:
         return 0
-    written = sum(client.server.persist(store, used) for client in all_clients())
+    # A device's clmodes batches, then the pyopencl programs built on its context.
+    written = sum(client.server.persist(store, used) + client.server.pyopencl.persist(store, used)
+                  for client in all_clients())
     if written:
         log.info("persisted %d program binaries of the kernels used", written)
     return written

@@ -9,19 +9,22 @@ import pyopencl as cl
 
 from clmodes import released
 from clmodes.device import Device
+from clmodes.adoption import check_queue, queue_stream_name
 from clmodes.server import DeviceServer
 from clmodes.store.store import Store
 from clmodes.stream import Stream
 
 
 class Client:
-    """`clmodes.client(device)`: the device, its context and its named streams."""
+    """`clmodes.client(device)`: the device, its context and its named streams;
+    `clmodes.client(context=ctx)`: one adopting a user's context (`clmodes.adoption`)."""
 
-    def __init__(self, device: Device, store: Callable[[], Store]) -> None:
+    def __init__(self, device: Device, store: Callable[[], Store],
+                 context: cl.Context | None = None) -> None:
         """`store`: where its runtime keeps binaries (asked at each flush: the store can
         be relocated)."""
         released.install()  # a buffer of this context released later must be refused
-        self.server = DeviceServer(device, store)
+        self.server = DeviceServer(device, store, context)
         self._streams: dict[str, Stream] = {}
         self._lock = threading.Lock()
 
@@ -33,12 +36,23 @@ class Client:
     def context(self) -> cl.Context:
         return self.server.context
 
-    def stream(self, name: str = "default") -> Stream:
-        """The stream of that name: the same name gives the same stream."""
+    def stream(self, name: str | None = None, queue: cl.CommandQueue | None = None) -> Stream:
+        """The stream of that name (default "default"): the same name gives the same
+        stream. `queue`: adopt a user's queue on this client's context; its stream is
+        named after the queue unless `name` is given, and adopting it again gives it back."""
+        if queue is None:
+            return self._named(name or "default", None)
+        check_queue(queue, self.context, self.device.label)
+        return self._named(name or queue_stream_name(queue), queue)
+
+    def _named(self, name: str, queue: cl.CommandQueue | None) -> Stream:
         with self._lock:
             found = self._streams.get(name)
             if found is None:
-                found = self._streams[name] = Stream(self.server, name)
+                found = self._streams[name] = Stream(self.server, name, queue)
+            elif queue is not None and found.queue.int_ptr != queue.int_ptr:
+                raise ValueError(f"client.stream(name={name!r}, queue=...): a stream of that "
+                                 f"name already has another queue on {self.device.label}")
             return found
 
     def __repr__(self) -> str:

@@ -53,3 +53,8 @@ class TuneError(ClmodesError):
 
 class StoreNotPersistentError(ClmodesError):
     """A warm that could keep nothing: the store fell back to memory."""
+
+
+class NothingWarmedError(ClmodesError):
+    """A warm whose workload launched nothing clmodes manages: nothing was gathered or
+    persisted (the message names what ran outside clmodes instead, if anything did)."""

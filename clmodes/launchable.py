@@ -279,7 +279,8 @@ class Launchable:
             if other:
                 return self._argument_problem(
                     i, passed, f"belongs to another context ({other}), not this stream's; "
-                    "create it in the stream's context (client.context)")
+                    "create it in the stream's context (client.context), or adopt its "
+                    "context: clmodes.client(context=ctx).stream(queue=q)")
             if len(self.known_buffers) >= _KNOWN_BUFFERS:
                 self.known_buffers.clear()
             self.known_buffers.add(value.int_ptr)

@@ -29,6 +29,7 @@ from clmodes.device import Device
 from clmodes.arginfo import ArgInfo, MalformedArgInfo, count_problem
 from clmodes.kernel import unit_suffix
 from clmodes.store import Store
+from clmodes.pyopencl_hooks import registry
 
 log = logging.getLogger("clmodes")
 
@@ -56,6 +57,11 @@ class HeldProgram:
     # Argument info persisted with a loaded binary, per kernel key: some drivers (Intel's)
     # drop it from programs created from binaries.
     stored_args: dict[str, list[ArgInfo] | None] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Its launches come through `Stream.launch`, already decided: the pyopencl launch
+        # hook lets them through (any other program on a managed context gets a verdict).
+        registry.add_own(self.program)
 
 
 def load(store: Store, device: Device, context: cl.Context, batch: str,

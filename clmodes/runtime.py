@@ -17,6 +17,9 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pyopencl as cl
+
+from clmodes.adoption import context_device
 from clmodes.client import Client
 from clmodes.device import Device
 from clmodes.selection import choose
@@ -40,6 +43,7 @@ class Runtime:
         self._use_default = default and location is None
         self._store: Store | None = None
         self._clients: dict[int, Client] = {}
+        self._adopted: dict[int, Client] = {}  # by cl_context handle
         self._tunes: "TuneCache | None" = None
         self._probes: "ProbeCache | None" = None
         self._usability = UsabilityCache(lambda: self.store)
@@ -66,10 +70,14 @@ class Runtime:
         compiler environment, the verdict kept in the store (`clmodes.device_check`)."""
         return self._usability.of(device)
 
-    def client(self, device: object = None) -> Client:
+    def client(self, device: object = None, context: cl.Context | None = None) -> Client:
         """The client of a device: a `Device`, an index, a label substring, or
         `$CLMODES_DEVICE`, else the first usable device. A device named explicitly that
-        cannot build raises `DeviceUnusableError` with the reason and the remedy."""
+        cannot build raises `DeviceUnusableError` with the reason and the remedy.
+        `context`: adopt a user's one-device context (`clmodes.adoption`): the same
+        context gives the same client, and a client's own context gives that client."""
+        if context is not None:
+            return self._adopt(context, device)
         chosen = choose(device, self.usability)
         with self._lock:
             found = self._clients.get(chosen.index)
@@ -77,10 +85,20 @@ class Runtime:
                 found = self._clients[chosen.index] = Client(chosen, lambda: self.store)
             return found
 
-    def clients(self) -> list[Client]:
-        """Every client created so far."""
+    def _adopt(self, context: cl.Context, device: object) -> Client:
+        chosen = context_device(context, device)
+        handle = context.int_ptr
         with self._lock:
-            return list(self._clients.values())
+            for each in (*self._clients.values(), *self._adopted.values()):
+                if each.context.int_ptr == handle:
+                    return each
+            found = self._adopted[handle] = Client(chosen, lambda: self.store, context)
+            return found
+
+    def clients(self) -> list[Client]:
+        """Every client created so far (adopted contexts' included)."""
+        with self._lock:
+            return [*self._clients.values(), *self._adopted.values()]
 
     @property
     def tunes(self) -> "TuneCache":
@@ -114,9 +132,10 @@ def default_runtime() -> Runtime:
         return _default
 
 
-def client(device: object = None) -> Client:
-    """`clmodes.client(device)`: the default runtime's client of a device."""
-    return default_runtime().client(device)
+def client(device: object = None, context: cl.Context | None = None) -> Client:
+    """`clmodes.client(device)`: the default runtime's client of a device;
+    `clmodes.client(context=ctx)`: the client adopting a user's context."""
+    return default_runtime().client(device, context)
 
 
 def usability(device: object = None) -> Usability:

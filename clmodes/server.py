@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 import pyopencl as cl
 
-from clmodes import compiler_output, programs
+from clmodes import compiler_output, programs, pyopencl_hooks
 from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, plan, prepare
 from clmodes.batch.limits import max_units
 from clmodes.batch.unit import Unit
@@ -39,6 +39,8 @@ from clmodes.execution.misses import Miss, MissKind, StrictMissError
 from clmodes.kernel import Kernel
 from clmodes.launchable import Launchable
 from clmodes.programs import HeldProgram, ObtainedKernel
+from clmodes.pyopencl_hooks import registry
+from clmodes.pyopencl_hooks.held import SourcePrograms
 from clmodes.store import Store
 
 log = logging.getLogger("clmodes")
@@ -52,10 +54,16 @@ _QUEUE, _COMPILE = LaunchMode.QUEUE, LaunchMode.COMPILE
 class DeviceServer:
     """The state of one device. Created once per device by its runtime (`clmodes.client()`)."""
 
-    def __init__(self, device: Device, store: Callable[[], Store]) -> None:
+    def __init__(self, device: Device, store: Callable[[], Store],
+                 context: cl.Context | None = None) -> None:
+        """`context`: a user's context to adopt (one device: this one); default: its own."""
         self.device = device
         self._store = store
-        self.context = cl.Context([device.cl_device])
+        self.context = context if context is not None else cl.Context([device.cl_device])
+        # pyopencl's own programs on this context (ElementwiseKernel, arrays, ...).
+        self.pyopencl = SourcePrograms(device, self.context, store)
+        pyopencl_hooks.install()
+        registry.manage(self.context, self.pyopencl)
         self._lock = threading.Lock()  # guards the queue
         self._build_lock = threading.RLock()  # one build at a time; obtain() re-enters via flush()
         self._queue: dict[str, Kernel] = {}

@@ -17,6 +17,7 @@ from clmodes.execution import LaunchMode, StreamMode
 from clmodes.execution import overrides as _overrides
 from clmodes.execution.stream_modes import StreamModes
 from clmodes.kernel import Kernel
+from clmodes.pyopencl_hooks import registry
 
 if TYPE_CHECKING:
     from clmodes.device import Device
@@ -29,10 +30,12 @@ _EXECUTE = LaunchMode.EXECUTE
 class Stream:
     """One named command queue of one device."""
 
-    def __init__(self, server: "DeviceServer", name: str) -> None:
+    def __init__(self, server: "DeviceServer", name: str,
+                 queue: cl.CommandQueue | None = None) -> None:
+        """`queue`: a user's command queue to adopt (on the server's context)."""
         self.name = name
         self.server = server
-        self.queue = cl.CommandQueue(
+        self.queue = queue if queue is not None else cl.CommandQueue(
             server.context,
             server.device.cl_device,
             properties=cl.command_queue_properties.PROFILING_ENABLE,
@@ -43,6 +46,7 @@ class Stream:
         # on the slow path, so the launch path of an obtained kernel never pays for it.
         self._seen: set[str] | None = None
         self._drop_all = False
+        registry.add_stream(self)  # pyopencl launches on its queue follow its mode
 
     @property
     def device(self) -> "Device":
@@ -56,6 +60,14 @@ class Stream:
     def mode(self) -> StreamMode:
         """The mode in force now."""
         return self.modes.mode
+
+    def verdict(self) -> LaunchMode:
+        """The verdict a launch on this stream gets now (what `launch` resolves inline;
+        the pyopencl launch hook asks it for launches made on this stream's queue)."""
+        entries = self.modes.entries
+        if entries:
+            return entries[-1][2] or _overrides.discard_verdict
+        return _overrides.default_verdict
 
     def launch(
         self,

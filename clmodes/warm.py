@@ -8,6 +8,10 @@ workload launches (no separate list of kernels to keep in sync):
 2. `COMPILE_AND_AUTOTUNE`: the queues are flushed first (one batch build per device and
    set of options), then the workload runs again: tunes measure, launches are dropped.
 
+Whatever ran outside clmodes meanwhile (pyopencl programs on a context clmodes does not
+manage) is counted and named in the statistics (`outside`) and in a warning; a warm that
+gathered nothing at all raises `NothingWarmedError` (the CLI: one line, exit 2).
+
 Then every program holding a kernel the workload launched is captured into the store
 (only those: a long-lived process holds many programs, and capturing a binary costs
 seconds per program on PoCL). All store writes of the warm are
@@ -17,6 +21,7 @@ exactly as it was, and its exception propagates with its own traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -30,7 +35,8 @@ from clmodes.execution import (
     StatisticsCollector,
     StatisticsReader,
 )
-from clmodes.errors import StoreNotPersistentError
+from clmodes.errors import NothingWarmedError, StoreNotPersistentError
+from clmodes.pyopencl_hooks import outside
 from clmodes.progress import TerminalProgress
 from clmodes.store import Store
 from clmodes.execution import usage
@@ -61,6 +67,8 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     A store that fell back to memory keeps nothing past this process: with
     `allow_memory=False` that raises `StoreNotPersistentError` before the workload runs
     (the CLI's default: a build machine must not ship an empty bundle after a "success").
+    Kernels that ran outside clmodes are in the result's `outside` (and a warning); a
+    workload that launched nothing clmodes manages raises `NothingWarmedError`.
     """
     collector = StatisticsCollector()
     reader = StatisticsReader(collector)
@@ -68,14 +76,18 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     _check_persistent(store, allow_memory)
     started = time.perf_counter()
     with TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
-            usage.recording() as used, capture.suspended(), reads.WATCH.one_warning():
+            usage.recording() as used, capture.suspended(), reads.WATCH.one_warning(), \
+            outside.watching() as elsewhere:
         shown.phase = "gathering"
         with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector), \
                 default_runtime().tunes.noting_misses() as untuned:
             workload()
+
         def pending() -> int:
             return sum(client.server.queued() for client in all_clients())
-        shown.found(len(untuned), pending(), pending)
+
+        missed = len(untuned)
+        shown.found(missed, pending(), pending)
         shown.phase = "compiling and tuning"
         with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
             for client in all_clients():
@@ -86,6 +98,24 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     # Another process may have committed a different winner for a key first (the first
     # recorded wins): forget what memory holds so every later call reads the store's.
     default_runtime().tunes.forget()
-    statistics = reader.statistics()
+    statistics = dataclasses.replace(reader.statistics(), outside=elsewhere.report())
+    _check_gathered(workload, statistics, bool(used) or missed > 0)
     log.info("warmed %r in %.2f s: %s", workload, time.perf_counter() - started, statistics)
     return statistics
+
+
+def _check_gathered(workload: object, statistics: ExecutionStatistics, gathered: bool) -> None:
+    """Say what ran outside clmodes; refuse a warm that gathered nothing at all.
+
+    Why raise rather than return empty statistics: "0 compiled, 0 loaded, 0 keys" read
+    as success, and a build machine shipped an empty bundle while every kernel of the
+    workload compiled again in production (pyopencl code on its own context)."""
+    found = statistics.outside
+    if found.kernels:
+        log.warning("warm: %s", outside.summary(found))
+    if gathered or statistics.compilation.kernels or statistics.autotune.keys:
+        return
+    why = f"; {outside.summary(found)}" if found.kernels else ""
+    raise NothingWarmedError(f"warm({getattr(workload, '__name__', workload)!r}): the "
+                             f"workload launched nothing clmodes manages: nothing gathered, "
+                             f"nothing persisted{why}")

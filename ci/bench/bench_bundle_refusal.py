@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """What refusing a large bundle costs: peak memory and time, per way of being wrong.
 
-    python ci/bench/bench_bundle_refusal.py [--mb 500] [--folder DIR] [--json OUT]
+    python ci/bench/bench_bundle_refusal.py [--mb 500] [--folder DIR] [--json OUT] [--smoke]
 
 Once (kept in --folder when given, so a rerun on other code reuses it): a store of
 --mb MB of program binaries (random bytes, 50 MB each, for a recorded device: nothing
@@ -115,7 +115,10 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=500)
     parser.add_argument("--folder", type=Path)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--smoke", action="store_true", help="a 4 MB bundle (ci/bench/run --smoke)")
     options = parser.parse_args()
+    if options.smoke:
+        options.mb = 4
     folder = options.folder or Path(tempfile.mkdtemp(prefix="clmodes-refusal-"))
     folder.mkdir(parents=True, exist_ok=True)
     good, public = make(folder, options.mb)
@@ -127,6 +130,7 @@ def main() -> None:
     results = {"bundle_mb": round(size / 2**20), "load_1min": os.getloadavg()[0]}
     for name, (path, env) in cases.items():
         results[name] = refuse(path, public, folder, **env)
+        results[name]["growth_over_bundle_size"] = round(results[name]["growth_mb"] * 2**20 / size, 3)
         print(f"{name:9s} {results[name]['seconds']:6.2f} s  peak {results[name]['peak_rss_mb']:5d} MB "
               f"(+{results[name]['growth_mb']} MB)  {results[name]['line'][-90:]}", flush=True)
     print(json.dumps(results))

@@ -3,7 +3,7 @@
 first launch of each kernel, from a binary as captured and from the same binary with
 every kernel's files removed (only `/program.bc` left, which PoCL regenerates them from).
 
-    python ci/bench/bench_pocl_native.py [--kernels 8] [--reps 3] [--json OUT]
+    python ci/bench/bench_pocl_native.py [--kernels 8] [--reps 3] [--json OUT] [--smoke]
 
 Once, on PoCL: a program of --kernels kernels (loops of arithmetic, like small BLAS
 bodies) built from source, each launched at the sizes used below (so the capture holds
@@ -110,7 +110,10 @@ def main() -> None:
     parser.add_argument("--kernels", type=int, default=8)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--smoke", action="store_true", help="2 kernels, 1 rep (ci/bench/run --smoke)")
     options = parser.parse_args()
+    if options.smoke:
+        options.kernels, options.reps = 2, 1
     sys.path.insert(0, str(benchlib.ROOT))
     folder = Path(tempfile.mkdtemp(prefix="clmodes-pocl-native-"))
     binary, names = capture(options.kernels)
@@ -133,6 +136,8 @@ def main() -> None:
               f"first launches {results[name]['launches_s']:.3f} s", flush=True)
     extra = results["bitcode only"]["launches_s"] - results["captured"]["launches_s"]
     results["extra_s_per_kernel"] = round(extra / options.kernels, 3)
+    results["bitcode_only_over_captured"] = round(
+        results["bitcode only"]["launches_s"] / max(results["captured"]["launches_s"], 1e-9), 2)
     print(f"dropping the shared objects: +{extra:.3f} s over {options.kernels} first launches "
           f"({results['extra_s_per_kernel']:.3f} s per kernel)")
     print(json.dumps(results))

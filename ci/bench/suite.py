@@ -66,6 +66,13 @@ BENCHES: tuple[Bench, ...] = (
           "(no OpenCL)", devices="none", long=True),
     Bench("matmul_default", "bench_matmul_default.py", "the MLP warm: GEMM space against "
           "the hand-written candidates", devices="list", long=True, smoke="setup"),
+    Bench("bundle_refusal", "bench_bundle_refusal.py", "memory and time of refusing a hostile "
+          "bundle, against its size", devices="none", long=True),
+    Bench("pocl_native", "bench_pocl_native.py", "PoCL's first launches from imported "
+          "binaries with and without their shared objects", devices="first", long=True,
+          needs=()),
+    Bench("pyopencl_code", "bench_pyopencl_code.py", "a pyopencl-array workload: cold "
+          "pyopencl against a warmed clmodes process", devices="each", long=True),
     Bench("fleet", "bench_fleet.py", "fleet warm over a two-node Ray cluster against "
           "single warms", devices="first", long=True, needs=("ray",), smoke="setup"),
 )

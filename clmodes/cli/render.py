@@ -45,6 +45,7 @@ def warm_text(r: dict[str, Any]) -> str:
         f"  kernels: {c['compiled']} compiled, {c['loaded']} loaded, in {c['builds']} build(s)\n"
         f"  autotune: {r['autotune']['keys']} keys tuned\n"
         + _reads_line(r.get("reads", {}).get("discarded", 0))
+        + _outside_line(r.get("outside"))
         + f"  store: {r['store']}"
     )
 
@@ -54,6 +55,15 @@ def _reads_line(count: int) -> str:
         return ""
     return (f"  reads: the workload read device memory {count} time(s) while launches were "
             "dropped (those values are meaningless; see the README's warmable workloads)\n")
+
+
+def _outside_line(found: dict[str, Any] | None) -> str:
+    """Kernels that ran outside clmodes during the warm, named (nothing if none)."""
+    if not found or not found.get("kernels"):
+        return ""
+    names = ", ".join(found["names"][:8]) + (", ..." if len(found["names"]) > 8 else "")
+    return (f"  outside clmodes: {found['kernels']} kernels ({names}): pyopencl programs on a "
+            "context clmodes does not manage, not gathered, not persisted\n")
 
 
 def demo_text(r: dict[str, Any]) -> str:

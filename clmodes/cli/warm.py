@@ -33,7 +33,7 @@ def run_warm(args: argparse.Namespace) -> int:
         raise UsageError(f"{error} (--allow-memory)") from error
     report: dict[str, Any] = {
         "workload": args.workload,
-        "devices": [each.device.label for each in all_clients()],
+        "devices": list(dict.fromkeys(each.device.label for each in all_clients())),
         **statistics.as_dict(),
         "seconds": round(time.perf_counter() - started, 3),
         "store": default_store().location,

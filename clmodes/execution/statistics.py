@@ -45,12 +45,23 @@ class ReadStatistics:
 
 
 @dataclasses.dataclass(frozen=True)
+class OutsideStatistics:
+    """Kernels that ran outside clmodes during a warm (pyopencl programs on a context
+    clmodes does not manage): not gathered, not persisted. Set by `warm()` only."""
+
+    kernels: int = 0
+    launches: int = 0
+    names: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class ExecutionStatistics:
     compilation: CompilationStatistics = CompilationStatistics()
     autotune: AutotuneStatistics = AutotuneStatistics()
     reads: ReadStatistics = ReadStatistics()
+    outside: OutsideStatistics = OutsideStatistics()
 
-    def as_dict(self) -> dict[str, dict[str, int]]:
+    def as_dict(self) -> dict[str, dict[str, object]]:
         return dataclasses.asdict(self)
 
 

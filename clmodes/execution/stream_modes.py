@@ -18,6 +18,17 @@ from clmodes.execution.overrides import process_mode
 
 Entry = tuple[int, StreamMode, "LaunchMode | None"]
 
+_count_lock = threading.Lock()
+# Live entries over every stream: zero lets the pyopencl launch hook skip asking which
+# stream a queue belongs to (`pyopencl_hooks.launches`), on every launch of the process.
+live_entries = 0
+
+
+def _count(change: int) -> None:
+    global live_entries
+    with _count_lock:
+        live_entries += change
+
 
 class StreamModes:
     """One stream's mode stack."""
@@ -35,11 +46,15 @@ class StreamModes:
         with self._lock:
             token = next(self._tokens)
             self.entries = (*self.entries, (token, mode, forced))
-            return token
+        _count(1)
+        return token
 
     def pop(self, token: int) -> None:
         with self._lock:
+            before = len(self.entries)
             self.entries = tuple(e for e in self.entries if e[0] != token)
+            removed = before - len(self.entries)
+        _count(-removed)
 
     @property
     def mode(self) -> StreamMode:

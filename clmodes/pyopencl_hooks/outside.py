@@ -1,0 +1,68 @@
+"""Kernels that ran outside clmodes during a warm: counted and named, never silent.
+
+A warm gathers what runs through clmodes: its own kernels and pyopencl programs on the
+contexts it manages. A pyopencl kernel launched on any other context (the user's own
+context, not adopted) runs for real in both passes and is neither gathered nor
+persisted. The launch hook notes each such launch into every open `watching()`, and
+`warm()` names them in its report instead of claiming a success that ships nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from clmodes.execution.statistics import OutsideStatistics
+
+WHY = "pyopencl programs on a context clmodes does not manage"
+
+
+def summary(found: OutsideStatistics) -> str:
+    """One line: how many, which, why, and what it means for the warm."""
+    shown = ", ".join(found.names[:8]) + (", ..." if len(found.names) > 8 else "")
+    noun = "kernel" if found.kernels == 1 else "kernels"
+    return (f"{found.kernels} {noun} ran outside clmodes ({WHY}: {shown}): "
+            "not gathered, not persisted; adopt the context with clmodes.client(context=ctx)")
+
+
+class OutsideLog:
+    """Launches noted while one `watching()` is open (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._launches: dict[str, int] = {}
+
+    def note(self, name: str) -> None:
+        with self._lock:
+            self._launches[name] = self._launches.get(name, 0) + 1
+
+    def report(self) -> OutsideStatistics:
+        with self._lock:
+            names = tuple(sorted(self._launches))
+            return OutsideStatistics(len(names), sum(self._launches.values()), names)
+
+
+_lock = threading.Lock()
+# Replaced wholesale under the lock; the launch hook reads it without the lock.
+live: tuple[OutsideLog, ...] = ()
+
+
+@contextmanager
+def watching() -> Iterator[OutsideLog]:
+    """Note every launch outside clmodes meanwhile, on every thread."""
+    global live
+    found = OutsideLog()
+    with _lock:
+        live = (*live, found)
+    try:
+        yield found
+    finally:
+        with _lock:
+            live = tuple(each for each in live if each is not found)
+
+
+def note(name: str) -> None:
+    """One launch of the kernel `name` outside clmodes."""
+    for each in live:
+        each.note(name)
