@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import threading
 from collections.abc import Callable
 
@@ -31,12 +32,15 @@ import pyopencl as cl
 import pyopencl._cl as _cl
 
 from clmodes.device import Device
-from clmodes.execution import Counter, tally, usage
+from clmodes.execution import Counter, misses, tally, usage
+from clmodes.execution.misses import Miss, MissKind
 from clmodes.pyopencl_hooks import registry
 from clmodes.pyopencl_hooks.identity import program_key
 from clmodes.store import Store
 
 log = logging.getLogger("clmodes")
+
+_KERNEL_NAME = re.compile(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)", re.S)
 
 
 @dataclasses.dataclass
@@ -66,7 +70,10 @@ class SourcePrograms:
         with self._lock:
             held = self._held.get(key)
             if held is None:
-                held = self._load(key, options) or self._build(key, source, options)
+                held = self._load(key, options)
+                if held is None:
+                    self._report_miss(key, source, options)  # may raise StrictMissError
+                    held = self._build(key, source, options)
                 self._held[key] = held
                 registry.add_program(held.program.int_ptr, held)
             # Building is a use: pyopencl builds programs it never launches (a scan's
@@ -98,6 +105,18 @@ class SourcePrograms:
             return None
         return self._count(HeldSource(key, program, _first_name(program), False, True),
                            Counter.LOADED)
+
+    def _report_miss(self, key: str, source: str | bytes, options: bytes) -> None:
+        """A pyopencl program about to be built from source is a miss (`clmodes check`),
+        named by its first `__kernel` (known only once built, so read from the text)."""
+        text = source.decode(errors="replace") if isinstance(source, bytes) else source
+        found = _KERNEL_NAME.search(text)
+        name = found.group(1) if found else "pyopencl_program"
+        descriptor = {"name": name, "source": key[:16], "defines": {},
+                      "options": options.decode(errors="replace").split(), "includes": None}
+        misses.report(lambda: Miss(
+            MissKind.KERNEL, name, self.device.label,
+            self._store().why_kernel_missed(self.device.fingerprint.exact, key, name, descriptor)))
 
     def _build(self, key: str, source: str | bytes, options: bytes) -> HeldSource:
         program = _cl._Program(self.context, source)

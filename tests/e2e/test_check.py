@@ -64,3 +64,17 @@ def test_strict_raises_at_the_first_miss_and_lets_a_warm_warm(tmp_path: Path, de
                    CLMODES_STRICT="1").returncode == 0
     out = run_python(code, cache_dir=tmp_path, CLMODES_DEVICE=device, CLMODES_STRICT="1")
     assert out.returncode == 0, out.stderr
+
+
+def test_pyopencl_programs_are_misses_too(tmp_path: Path, device: str):
+    workload = "support.checked:pyopencl_workload"
+    out = run_cli(tmp_path, "check", workload, "--json", CLMODES_DEVICE=device)
+    assert out.returncode == 1, out.stderr
+    names = {m["name"] for m in json.loads(out.stdout)["misses"]}
+    assert "checked_scale" in names and "reduce_kernel_stage1" in names
+    strict = run_python("from support.checked import pyopencl_workload; pyopencl_workload()",
+                        cache_dir=tmp_path, CLMODES_DEVICE=device, CLMODES_STRICT="1")
+    assert "StrictMissError: CLMODES_STRICT=1: kernel 'checked_scale'" in strict.stderr
+    assert run_cli(tmp_path, "warm", workload, CLMODES_DEVICE=device).returncode == 0
+    passed = run_cli(tmp_path, "check", workload, CLMODES_DEVICE=device)
+    assert passed.returncode == 0, passed.stdout

@@ -30,3 +30,15 @@ def workload() -> None:
     make_tunable("checked.twice")(stream, out, x, n)
     stream.launch(Kernel(PLAIN, "plus_offset", defines={"OFFSET": offset}), n, None,
                   out.data, x.data, np.int32(n))
+
+
+def pyopencl_workload() -> None:
+    """pyopencl's own kernels on clmodes' context: an ElementwiseKernel and a reduction."""
+    from pyopencl.elementwise import ElementwiseKernel
+
+    stream = clmodes.client().stream()
+    x = cla.to_device(stream.queue, np.arange(64, dtype=np.float32))
+    scale = ElementwiseKernel(stream.context, "float *x, float s", "x[i] = x[i] * s",
+                              "checked_scale")
+    scale(x, np.float32(2.0))
+    cla.sum(x)
