@@ -114,8 +114,9 @@ class Store(Database):
                           descriptor: misses.Descriptor) -> str:
         return misses.why_kernel_missed(self, exact, key, name, descriptor)
 
-    def why_tune_missed(self, model: str, tunable: str, key: str, candidates: str) -> str:
-        return misses.why_tune_missed(self, model, tunable, key, candidates)
+    def why_tune_missed(self, model: str, tunable: str, key: str, candidates: str,
+                        bucketed: tuple[str, ...] = ()) -> str:
+        return misses.why_tune_missed(self, model, tunable, key, candidates, bucketed)
 
     # -- device checks (`clmodes.device_check`) -------------------------------------------
 

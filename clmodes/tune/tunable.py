@@ -42,6 +42,7 @@ from clmodes.tune.cache import TuneKey
 from clmodes.tune.keys import canonical_key
 from clmodes.tune.scoring import Cost, score
 from clmodes.tune.budget import Budget
+from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
 from clmodes.tune import sharing
 from clmodes.tune.coordination import measure_or_adopt
@@ -79,6 +80,10 @@ class Tunable:
     (default by dtype, `tune.checking`); `check=False` turns it off, `check=(2,)`
     compares only those argument positions (a workspace argument may differ).
 
+    `bucket={"M": "pow2", "n": clmodes.tune.bucket.edges([4096])}`: the key's sizes are
+    replaced by the range they fall in (`tune.bucket`), so one tune answers every shape
+    of a bucket; only for candidates correct at every size.
+
     Thread-safe: two threads calling one untuned key tune it once; the second blocks until
     the first has a winner, then runs that winner (see `tune.cache`). Process-safe: two
     processes sharing a store measure a key once (see `tune.coordination`).
@@ -101,6 +106,7 @@ class Tunable:
         reference: str | dict | None = None,
         tolerance: Tolerance | None = None,
         check: bool | tuple[int, ...] = True,
+        bucket: Mapping[str, RuleSpec] | None = None,
     ) -> None:
         if (candidates is None) == (space is None):
             raise ValueError(f"tunable {name!r}: give exactly one of candidates= and space=")
@@ -119,6 +125,7 @@ class Tunable:
                                      Start.of(start, space, owner), owner)
         self.name = name
         self.key = key
+        self.bucket = rules_of(bucket, f"tunable {name!r}")
         self.measure_args = measure_args
         self.policy = policy
         self.cost = cost
@@ -158,7 +165,7 @@ class Tunable:
                 error.add_note(f"raised by the key function of {owner}")
             raise
         return TuneKey(stream.device.fingerprint.model, self.name,
-                       canonical_key(value, owner), self._checksum)
+                       canonical_key(bucketed(value, self.bucket, owner), owner), self._checksum)
 
     def __call__(self, stream: Stream, *args: object) -> object:
         only = self.choices.only()
@@ -183,7 +190,7 @@ class Tunable:
         stale = self._stale.get(key)
         if stale:
             return f"the stored decision no longer holds: {stale}"
-        return default_store().why_tune_missed(*key)
+        return default_store().why_tune_missed(*key, bucketed=tuple(self.bucket))
 
     def winner(self, stream: Stream, *args: object) -> str | None:
         """The cached winner for these arguments, if any (tunes nothing)."""
