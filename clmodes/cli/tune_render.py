@@ -60,7 +60,7 @@ def list_text(r: dict[str, Any]) -> str:
         lines.append(model)
         rows = [_list_row(e, scale) for e in entries if e["model"] == model]
         lines.extend(table(("tunable", "key", "winner", "median", "runner-up", "configs",
-                            "roofline", "from", "when"), rows))
+                            "roofline", "grade", "from", "when"), rows))
     return "\n".join(lines)
 
 
@@ -72,7 +72,13 @@ def _list_row(e: dict[str, Any], scale: float) -> list[str]:
     configs = f"{e['measured']}/{e['configs']}"
     roofline = "-" if e["roofline"] is None else f"{e['roofline']:.0%}"
     return [e["tunable"], e["key"], e["winner"], number(e["winner_median_s"], scale), runner,
-            configs, roofline, origin(e), when(e["measured_at"])]
+            configs, roofline, grade(e), origin(e), when(e["measured_at"])]
+
+
+def grade(entry: dict[str, Any]) -> str:
+    """exact, or "family", "vendor", "across" (+ ", verified here" once timed here)."""
+    verified = entry.get("verified") or {}
+    return entry["grade"] + (", verified here" if verified.get("kept") else "")
 
 
 # -- show --------------------------------------------------------------------------------
@@ -103,6 +109,8 @@ def _key_text(k: dict[str, Any]) -> str:
     if k["roofline_s"] is not None:
         lines.append(f"  roofline bound: {number(k['roofline_s'], scale)} {unit} "
                      f"({k['cost']['bytes_moved']:.4g} bytes, {k['cost']['flops']:.4g} FLOPs)")
+    if k["grade"] != "exact":
+        lines.append(f"  answer graded {grade(k)}: measured on {', '.join(k['graded_from'])}")
     if k["inputs_replaced"]:
         lines.append("  measured on uniform values instead of unwritten memory: "
                      + "; ".join(k["inputs_replaced"]))

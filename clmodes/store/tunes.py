@@ -130,3 +130,10 @@ def add_tune_rows(connection: sqlite3.Connection, rows: list[TuneRow], now: floa
     """Insert inside the caller's transaction; an entry already here wins. Returns the
     rows that were added."""
     return [row for row in rows if connection.execute(INSERT, (*row.values(), now)).rowcount]
+
+
+def tunes_on_models(db: Database, tunable: str, key: str, candidates: str) -> dict[str, dict[str, Any]]:
+    """Every device model's decision for one key (`clmodes.tune.nearest` grades them)."""
+    rows = db.query("SELECT model, value FROM tune WHERE format=? AND tunable=? AND tune_key=? "
+                    "AND candidates=?", (FORMAT_VERSION, tunable, key, candidates))
+    return {model: record for model, text in rows if (record := parse_record(text)) is not None}

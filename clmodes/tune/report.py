@@ -155,6 +155,12 @@ class TunedKey:
     inputs_replaced: tuple[str, ...] = ()
     # The output check (`tune.reference`): reference, candidates run, seconds, bytes copied.
     check: dict[str, Any] | None = None
+    # How near the device the decision was measured on is (`tune.nearest`): exact,
+    # family, vendor or across, with the models it was taken from; and its check here
+    # (`tune.verify`): kept or re-tuned, by how much.
+    grade: str = "exact"
+    graded_from: tuple[str, ...] = ()
+    verified: dict[str, Any] | None = None
 
     @property
     def row_key(self) -> tuple[Any, ...]:
@@ -206,6 +212,8 @@ class TunedKey:
             "measured_at": self.measured_at, "tune_seconds": self.tune_seconds,
             "clmodes": self.clmodes_version, "spread": self.spread,
             "inputs_replaced": list(self.inputs_replaced), "check": self.check,
+            "grade": self.grade, "graded_from": list(self.graded_from),
+            "verified": self.verified,
         }
 
     def details(self) -> dict[str, Any]:
@@ -341,6 +349,8 @@ def entry_of(row: TuneRow) -> TunedKey | None:
         space_size=_count(record.get("space_size")),
         spread=_spread(record.get("spread")),
         inputs_replaced=_texts(record.get("inputs_replaced")), check=_check(record.get("check")),
+        grade=_text(record.get("grade")) or "exact", graded_from=_texts(record.get("graded_from")),
+        verified=record.get("verified") if isinstance(record.get("verified"), dict) else None,
     )
 
 

@@ -41,6 +41,7 @@ from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.keys import canonical_key
 from clmodes.tune.scoring import Cost, score
+from clmodes.tune.answers import graded_winner
 from clmodes.tune.budget import Budget
 from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
@@ -172,7 +173,7 @@ class Tunable:
         if only is not None:
             return self._run(only, stream, args)
         key = self.tune_key(stream, args)
-        winner = self._cached(stream, args, key)
+        winner = self._cached(stream, args, key) or self._graded(stream, args, key)
         if winner is None:
             if process_mode() is ProcessMode.COMPILE_ONLY:
                 # Which candidate the workload uses is not known until the tune.
@@ -184,6 +185,13 @@ class Tunable:
                                        self._why_missed(key), key.key))
             winner = default_runtime().tunes.tune_once(key, lambda: self._tune(stream, args, key))
         return self._run(winner, stream, args)
+
+    def _graded(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> str | None:
+        """Another device model's decision, graded (`tune.answers`), kept in memory."""
+        with unrecorded():
+            winner = graded_winner(key, lambda r: self._current(r, stream, args, key),
+                                   self._describe(key))
+        return None if winner is None else default_runtime().tunes.tune_once(key, lambda: winner)
 
     def _why_missed(self, key: TuneKey) -> str:
         """Why no decision served (`clmodes check`): a stale one's problem, else the store's."""
