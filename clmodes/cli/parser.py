@@ -36,6 +36,8 @@ ENVIRONMENT = (
     ("CLMODES_LOG", "the clmodes logger's level: debug, info, warning (default), error"),
     ("CLMODES_STRICT", "1: a process in EXECUTE raises at its first kernel built from source "
      "or key tuned, naming why the store missed"),
+    ("CLMODES_VERIFY", "first-use: a process in EXECUTE times a tune answer not measured "
+     "here (graded or imported) once, as warm does (default: off)"),
     ("CLMODES_REGISTER_RUNTIMES", "0: do not register Intel's CPU runtime from PyPI with the "
      "ICD loader (default 1, when OCL_ICD_VENDORS is unset)"),
     ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),

@@ -76,9 +76,14 @@ def _list_row(e: dict[str, Any], scale: float) -> list[str]:
 
 
 def grade(entry: dict[str, Any]) -> str:
-    """exact, or "family", "vendor", "across" (+ ", verified here" once timed here)."""
+    """exact, family, vendor or across; then what timing it here found (`tune.verify`):
+    "family, verified here", or "exact, re-tuned here (was family)"."""
     verified = entry.get("verified") or {}
-    return entry["grade"] + (", verified here" if verified.get("kept") else "")
+    if verified.get("outcome") == "kept":
+        return f"{entry['grade']}, verified here"
+    if verified.get("outcome") == "re-tuned":
+        return f"{entry['grade']}, re-tuned here (was {verified.get('was')})"
+    return entry["grade"]
 
 
 # -- show --------------------------------------------------------------------------------
@@ -111,6 +116,8 @@ def _key_text(k: dict[str, Any]) -> str:
                      f"({k['cost']['bytes_moved']:.4g} bytes, {k['cost']['flops']:.4g} FLOPs)")
     if k["grade"] != "exact":
         lines.append(f"  answer graded {grade(k)}: measured on {', '.join(k['graded_from'])}")
+    if k["verified"]:
+        lines.append("  " + _verified_line(k["verified"]))
     if k["inputs_replaced"]:
         lines.append("  measured on uniform values instead of unwritten memory: "
                      + "; ".join(k["inputs_replaced"]))
@@ -122,6 +129,15 @@ def _key_text(k: dict[str, Any]) -> str:
                            [(d["name"], d["summary"]) for d in k["dropped_candidates"]],
                            indent="    "))
     return "\n".join(lines)
+
+
+def _verified_line(v: dict[str, Any]) -> str:
+    """What timing an answer here found: its winner against its runner-up, and so what."""
+    def seconds(value: object) -> str:
+        return f"{value:.3g} s" if isinstance(value, (int, float)) else "-"
+    return (f"timed here ({v.get('was')}): {v.get('winner')!r} {seconds(v.get('winner_s'))}, "
+            f"runner-up {v.get('runner_up')!r} {seconds(v.get('runner_up_s'))}: "
+            f"{'kept' if v.get('kept') else 're-tuned here'}")
 
 
 def _check_line(k: dict[str, Any]) -> str:

@@ -54,6 +54,11 @@ class Store(Database):
         entry now in the store, so that every process agrees on one winner per key."""
         return tunes.put_tune(self, model, tunable, key, candidates, value)
 
+    def replace_tune(self, model: str, tunable: str, key: str, candidates: str,
+                     value: dict[str, Any]) -> None:
+        """Overwrite one decision (verified or re-tuned here)."""
+        tunes.replace_tune(self, model, tunable, key, candidates, value)
+
     def tunes_on_models(self, tunable: str, key: str, candidates: str) -> dict[str, dict[str, Any]]:
         """Every device model's decision for one key, by model (nearest-device answers)."""
         return tunes.tunes_on_models(self, tunable, key, candidates)

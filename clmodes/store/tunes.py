@@ -137,3 +137,15 @@ def tunes_on_models(db: Database, tunable: str, key: str, candidates: str) -> di
     rows = db.query("SELECT model, value FROM tune WHERE format=? AND tunable=? AND tune_key=? "
                     "AND candidates=?", (FORMAT_VERSION, tunable, key, candidates))
     return {model: record for model, text in rows if (record := parse_record(text)) is not None}
+
+
+def replace_tune(db: Database, model: str, tunable: str, key: str, candidates: str,
+                 value: dict[str, Any]) -> None:
+    """Overwrite one decision (an answer verified or re-tuned here, `clmodes.tune.verify`);
+    staged like any write while a warm defers them, after whatever it staged before."""
+    try:
+        db.write("INSERT OR REPLACE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)",
+                 (FORMAT_VERSION, model, tunable, key, candidates,
+                  json.dumps(value, sort_keys=True), time.time()))
+    except sqlite3.Error as error:
+        log.warning("clmodes store %s: could not rewrite a tune result (%s)", db.location, error)

@@ -41,7 +41,8 @@ from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.keys import canonical_key
 from clmodes.tune.scoring import Cost, score
-from clmodes.tune.answers import graded_winner
+from clmodes.tune import verify
+from clmodes.tune.answers import graded_answer, settle
 from clmodes.tune.budget import Budget
 from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
@@ -81,9 +82,8 @@ class Tunable:
     (default by dtype, `tune.checking`); `check=False` turns it off, `check=(2,)`
     compares only those argument positions (a workspace argument may differ).
 
-    `bucket={"M": "pow2", "n": clmodes.tune.bucket.edges([4096])}`: the key's sizes are
-    replaced by the range they fall in (`tune.bucket`), so one tune answers every shape
-    of a bucket; only for candidates correct at every size.
+    `bucket={"M": "pow2", "n": clmodes.tune.bucket.edges([4096])}`: one tune answers
+    every size of a range (`tune.bucket`); for candidates correct at every size.
 
     Thread-safe: two threads calling one untuned key tune it once; the second blocks until
     the first has a winner, then runs that winner (see `tune.cache`). Process-safe: two
@@ -133,6 +133,7 @@ class Tunable:
         self.choices: CandidateSet = candidate_set or Listed(candidates or {})
         self._checksum = self.choices.checksum()
         self._stale: dict[TuneKey, str] = {}  # keys whose stored decision was dropped, and why
+        self._unverified: dict[TuneKey, dict[str, Any]] = {}  # answers not timed here
         if isinstance(reference, dict) and self.space is not None:
             reference = self.space.name(reference)
         self.checking = checking_of(f"tunable {name!r}", check, reference, tolerance,
@@ -184,14 +185,38 @@ class Tunable:
             misses.report(lambda: Miss(MissKind.TUNE, self.name, stream.device.label,
                                        self._why_missed(key), key.key))
             winner = default_runtime().tunes.tune_once(key, lambda: self._tune(stream, args, key))
+        elif key in self._unverified:
+            winner = self._verified(stream, args, key, winner)
         return self._run(winner, stream, args)
 
     def _graded(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> str | None:
         """Another device model's decision, graded (`tune.answers`), kept in memory."""
         with unrecorded():
-            winner = graded_winner(key, lambda r: self._current(r, stream, args, key),
+            record = graded_answer(key, lambda r: self._current(r, stream, args, key),
                                    self._describe(key))
-        return None if winner is None else default_runtime().tunes.tune_once(key, lambda: winner)
+        if record is None:
+            return None
+        self._note_unverified(key, record)
+        return default_runtime().tunes.tune_once(key, lambda: str(record["winner"]))
+
+    def _note_unverified(self, key: TuneKey, record: dict[str, Any]) -> None:
+        if verify.pending(record):
+            self._unverified[key] = record
+
+    def _verified(self, stream: Stream, args: tuple[object, ...], key: TuneKey,
+                  winner: str) -> str:
+        """An answer not measured here, timed once (`tune.verify`) when the mode says so."""
+        record, mode = self._unverified.get(key), process_mode()
+        if record is not None and mode is ProcessMode.COMPILE_ONLY:
+            with unrecorded():
+                verify.queue_runner_up(record, self.choices.get, stream, args)
+        if record is None or not verify.due(mode) or self._unverified.pop(key, None) is None:
+            return winner
+        with unrecorded():
+            verdict = verify.time_answer(record, self.choices.get, stream, args,
+                                         self.measure_args, self._describe(key))
+            return settle(key, record, verdict, lambda: self._measured(stream, args, key),
+                          self._describe(key))
 
     def _why_missed(self, key: TuneKey) -> str:
         """Why no decision served (`clmodes check`): a stale one's problem, else the store's."""
@@ -227,6 +252,7 @@ class Tunable:
         first recorded wins) and processes coordinate on measuring it again."""
         problem = self._problem(record, stream, args, key, warn=True)
         if problem is None:
+            self._note_unverified(key, record)
             return True
         self._stale[key] = problem
         default_store().drop_stale_tune(*key, record)
@@ -273,14 +299,19 @@ class Tunable:
                 lambda found: self._current(found, caller, args, key), self._describe(key))
         return str(record["winner"])
 
-    def _measure_and_record(self, caller: Stream, args: tuple[object, ...],
-                            key: TuneKey) -> dict[str, Any]:
+    def _measured(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> dict[str, Any]:
+        """A decision measured here (counted as a key tuned), not yet stored."""
         entry = self._tuner(caller, args, key).run()
         if self.cost is not None:
             score(entry, caller.device, self.cost, args, self._describe(key))
-        stored = default_store().put_tune(*key, entry)
         tally(Counter.KEYS)
         self._log_decision(caller, key, entry)
+        return entry
+
+    def _measure_and_record(self, caller: Stream, args: tuple[object, ...],
+                            key: TuneKey) -> dict[str, Any]:
+        entry = self._measured(caller, args, key)
+        stored = default_store().put_tune(*key, entry)
         if stored is not entry and not self._current(stored, caller, args, key):
             return entry  # another process's decision for other code: ours holds here
         return stored
