@@ -96,3 +96,20 @@ def test_a_cpu_is_answered_across_cpus_first():
     stored = {XTX: record(g=1, c=2), EPYC_INTEL.replace("Intel |", "PoCL |"): record(c=1, g=2)}
     (answer,) = nearest(XEON, stored)
     assert answer.grade is Grade.ACROSS and answer.record["winner"] == "c"
+
+
+def test_bundle_inspect_names_the_grade_each_local_device_gets():
+    import types
+
+    from clmodes.bundle.inspecting import answers_here
+    from clmodes.store import Store
+
+    store = Store(None)
+    store.put_tune(H200, "mm", "{}", "c", record(a=1))
+    store.put_tune(XTX, "mm", "{}", "c", {**record(a=1), "grade": "vendor"})
+    local = [types.SimpleNamespace(label=label, fingerprint=types.SimpleNamespace(model=m))
+             for label, m in (("nvl", H200_NVL), ("xt", XT), ("arc", ARC))]
+    answers = {a["local_device"]: a for a in answers_here(store.entries(), local)}
+    assert (answers["nvl"]["grade"], answers["nvl"]["from"]) == ("family", [H200])
+    assert (answers["xt"]["grade"], answers["xt"]["graded_records"]) == ("family", 1)
+    assert answers["arc"]["grade"] == "across" and answers["arc"]["from"] == sorted([H200, XTX])
