@@ -16,7 +16,8 @@ Candidates (one `clmodes.Tunable` per expression, operand layout and dtype): vec
 widths VW 1/2/4/8 — each work-item computes VW consecutive elements with vector loads
 (vloadn/vload_halfn) and one vector store; the last partial vector is done by a scalar
 tail. Broadcast operands are gathered element by element. The key is the output size
-rounded up to a power of two (the winner does not depend on the exact size).
+bucketed to powers of four (257..1024, 1025..4096, ...: the winner does not depend on
+the exact size).
 
 `out` may be the very same array as a full-size operand (in place).
 
@@ -37,6 +38,7 @@ import numpy as np
 import pyopencl.array as cla
 
 from clmodes import Kernel, Stream, Tunable, kernel_variants
+from clmodes.tune.bucket import powers_of
 from kernels_cl._common import (
     DType,
     check_array,
@@ -225,7 +227,13 @@ def _launch(stream, kernel, variant, out, n, *args):
 
 
 def _key(out, n, *args):
-    return {"n": 1 << max(n - 1, 0).bit_length()}
+    return {"n": n}
+
+
+# The winner (a vector width) depends on the size only coarsely, and every candidate is
+# correct at any n (a scalar tail): powers of four, so an MLP's 480- and 640-element
+# logits (48 and 64 rows of 10) share a decision.
+BUCKETS = {"n": powers_of(4)}
 
 
 _cache: dict[tuple, Tunable] = {}
@@ -246,6 +254,7 @@ def _tunable(c_expr: str, operands: tuple[_Operand, ...], scalars: tuple[str, ..
             )
             found = _cache[signature] = register(Tunable(
                 f"kernels_cl.elementwise.{digest}.{dtype.name}", key=_key, candidates=candidates,
+                bucket=BUCKETS,
             ))
         return found
 

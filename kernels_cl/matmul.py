@@ -1,6 +1,7 @@
 """`matmul(stream, a, b, out=None)`: C[M, N] = A[M, K] @ B[K, N], autotuned.
 
-Candidates (one `clmodes.Tunable` per dtype, key {"M", "N", "K"}):
+Candidates (one `clmodes.Tunable` per dtype, key {"M", "N", "K"}, each bucketed to
+powers of two: 33..64 rows share a decision):
 
 - ``naive local=16x16``: one work-item per element of C, straight from global memory;
 - ``tiled TILE=t``: TILE x TILE work-groups staging TILE x TILE blocks of A and B in
@@ -244,6 +245,12 @@ def _key(out, a, b):
     return {"M": M, "N": N, "K": K}
 
 
+# Every candidate is correct at any M, N, K (bounds-checked tiles, sizes are kernel
+# arguments), so a winner tuned at 64 rows may run 48: the key's sizes are powers-of-two
+# buckets, and one tune answers 33..64 rows.
+BUCKETS = {"M": "pow2", "N": "pow2", "K": "pow2"}
+
+
 NAIVE_CANDIDATE = "naive local=16x16"
 # (RM, WPT) blocks of the register-blocked kernel; the two largest are also tried in 4x4
 # work-groups (on CPU runtimes, small groups keep a group's strips of B in cache).
@@ -277,7 +284,8 @@ def candidates(dtype: DType) -> dict:
 
 
 TUNABLES: dict[str, Tunable] = {
-    name: register(Tunable(f"kernels_cl.matmul.{name}", key=_key, candidates=candidates(d)))
+    name: register(Tunable(f"kernels_cl.matmul.{name}", key=_key, candidates=candidates(d),
+                           bucket=BUCKETS))
     for name, d in DTYPES.items()
 }
 
@@ -325,7 +333,7 @@ def start_configs(device) -> tuple[dict, ...]:
 SPACE_STRATEGY = LocalSearch(seed=0, generation=8)
 SPACE_BUDGET = Budget(configs=8)
 SPACE_TUNABLES: dict[str, Tunable] = {
-    name: register(Tunable(f"kernels_cl.matmul.gemm.{name}", key=_key, space=GEMM_SPACE,
+    name: register(Tunable(f"kernels_cl.matmul.gemm.{name}", key=_key, space=GEMM_SPACE, bucket=BUCKETS,
                            launch=launch_out, strategy=SPACE_STRATEGY, budget=SPACE_BUDGET,
                            start=start_configs))
     for name in DTYPES

@@ -190,7 +190,8 @@ def _make(op_name: str, op: int, layout: str, dtype: DType) -> Tunable:
             defines={"IPT": [8, 32]}, local_sizes=[16, 64, 256],
         )
     return register(Tunable(f"kernels_cl.{op_name}_{layout}.{dtype.name}", key=_key,
-                            candidates=candidates))
+                            candidates=candidates,  # sizes are arguments: any size works
+                            bucket={"outer": "pow2", "n": "pow2", "inner": "pow2"}))
 
 
 TUNABLES: dict[tuple[str, str, str], Tunable] = {

@@ -181,7 +181,8 @@ def _make(op: str, src: str, entry: str, dtype: DType) -> Tunable:
                              _launch_serial, local_sizes=[64])
     candidates.update({f"group {name}": c for name, c in group.items()})
     candidates.update({f"serial {name}": c for name, c in serial.items()})
-    return register(Tunable(f"kernels_cl.{op}.{dtype.name}", key=_key, candidates=candidates))
+    return register(Tunable(f"kernels_cl.{op}.{dtype.name}", key=_key, candidates=candidates,
+                            bucket={"R": "pow2", "C": "pow2"}))  # sizes are arguments
 
 
 SOFTMAX_TUNABLES: dict[str, Tunable] = {

@@ -80,7 +80,8 @@ def _make(bits: int) -> Tunable:
             Kernel(TRANSPOSE, "kcl_transpose", {"BITS": bits, "ROWS": rows}), _launch,
             defines={"TILE": [tile], "PAD": [0, 1]}, local_sizes=[(tile, rows)],
         ))
-    return register(Tunable(f"kernels_cl.transpose.bits{bits}", key=_key, candidates=candidates))
+    return register(Tunable(f"kernels_cl.transpose.bits{bits}", key=_key, candidates=candidates,
+                             bucket={"R": "pow2", "C": "pow2"}))  # sizes are arguments
 
 
 TUNABLES: dict[int, Tunable] = {bits: _make(bits) for bits in (16, 32, 64)}

@@ -12,6 +12,8 @@ from clmodes.bundle.files import read
 from clmodes.bundle.matching import match_devices
 from clmodes.bundle.trust import TrustedKey, assess, trusted_keys as trusted, verdict
 from clmodes.device import Device
+from clmodes.discovery import devices
+from clmodes.tune.nearest import Grade, grade_of
 from clmodes.store import StoreEntries
 from clmodes.tune.record import decoded
 
@@ -22,11 +24,34 @@ def inspect(path: str | os.PathLike[str], local: list[Device] | None = None, *,
     on top of the configured ones), and how it would apply here (writes nothing). A bad
     signature is refused here too."""
     bundle = read(path)
+    local = devices() if local is None else local
     trust = assess(bundle.signature, trusted(trusted_keys))
     return {"file": str(bundle.path), "manifest": bundle.manifest,
             "trust": {**trust.as_dict(), "import": verdict(trust, len(bundle.entries.binaries))},
             "matches": [m.as_dict() for m in match_devices(bundle.manifest, local)],
-            "roofline": rooflines(bundle.entries)}
+            "roofline": rooflines(bundle.entries),
+            "answers": answers_here(bundle.entries, local)}
+
+
+def answers_here(entries: StoreEntries, local: list[Device]) -> list[dict[str, Any]]:
+    """Per local device, how its tune results would be answered from the bundle's: the
+    nearest grade (`clmodes.tune.nearest`), from which models, and how many of the
+    bundle's records are themselves graded answers."""
+    models = sorted({row.model for row in entries.tune})
+    if not models:
+        return []
+    order = list(Grade)
+    found = []
+    for device in local:
+        here = device.fingerprint.model
+        grades = {m: grade_of(here, m) or Grade.ACROSS for m in models}
+        best = min(grades.values(), key=order.index)
+        found.append({"local_device": device.label, "model": here, "grade": best.value,
+                      "from": [m for m in models if grades[m] is best],
+                      "graded_records": sum(1 for row in entries.tune
+                                            if row.model in grades and grades[row.model] is best
+                                            and json.loads(row.value).get("grade", "exact") != "exact")})
+    return found
 
 
 def rooflines(entries: StoreEntries) -> list[dict[str, Any]]:

@@ -38,6 +38,8 @@ ENVIRONMENT = (
      "larger ones are refused before a byte is read"),
     ("CLMODES_STRICT", "1: a process in EXECUTE raises at its first kernel built from source "
      "or key tuned, naming why the store missed"),
+    ("CLMODES_VERIFY", "first-use: a process in EXECUTE times a tune answer not measured "
+     "here (graded or imported) once, as warm does (default: off)"),
     ("CLMODES_REGISTER_RUNTIMES", "0: do not register Intel's CPU runtime from PyPI with the "
      "ICD loader (default 1, when OCL_ICD_VENDORS is unset)"),
     ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),

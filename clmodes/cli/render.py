@@ -158,6 +158,8 @@ def bundle_inspect_text(r: dict[str, Any]) -> str:
         + "\n".join(f"  {m['exact'] or m['model']}\n    {_match_text(m)}" for m in r["matches"])
         + "".join(f"\nroofline: {x['tunable']} {x['key']}: {x['winner']} at {x['roofline']:.0%}"
                   for x in r.get("roofline", []))
+        + "".join(f"\ntune answers for {a['local_device']}: {a['grade']} (from "
+                  f"{', '.join(a['from'])})" for a in r.get("answers", []))
     )
 
 

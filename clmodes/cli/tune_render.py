@@ -59,7 +59,7 @@ def list_text(r: dict[str, Any]) -> str:
     keys = f"{len(entries)} tuned key{'s' if len(entries) != 1 else ''}"
     lines = [f"{keys} in {r['store']} (times: median device time, {unit})"]
     headers = ("tunable", "key", "winner", "median", "runner-up", "configs", "roofline",
-               "from", "when")
+               "grade", "from", "when")
     columns = shutil.get_terminal_size(fallback=(0, 0)).columns  # 0: not a terminal
     for model in sorted({e["model"] for e in entries}):
         lines.append(model)
@@ -95,7 +95,18 @@ def _list_row(e: dict[str, Any], scale: float) -> list[str]:
     configs = f"{e['measured']}/{e['configs']}"
     roofline = "-" if e["roofline"] is None else f"{e['roofline']:.0%}"
     return [e["tunable"], e["key"], e["winner"], number(e["winner_median_s"], scale), runner,
-            configs, roofline, origin(e), when(e["measured_at"])]
+            configs, roofline, grade(e), origin(e), when(e["measured_at"])]
+
+
+def grade(entry: dict[str, Any]) -> str:
+    """exact, family, vendor or across; then what timing it here found (`tune.verify`):
+    "family, verified here", or "exact, re-tuned here (was family)"."""
+    verified = entry.get("verified") or {}
+    if verified.get("outcome") == "kept":
+        return f"{entry['grade']}, verified here"
+    if verified.get("outcome") == "re-tuned":
+        return f"{entry['grade']}, re-tuned here (was {verified.get('was')})"
+    return entry["grade"]
 
 
 # -- show --------------------------------------------------------------------------------
@@ -126,6 +137,10 @@ def _key_text(k: dict[str, Any]) -> str:
     if k["roofline_s"] is not None:
         lines.append(f"  roofline bound: {number(k['roofline_s'], scale)} {unit} "
                      f"({k['cost']['bytes_moved']:.4g} bytes, {k['cost']['flops']:.4g} FLOPs)")
+    if k["grade"] != "exact":
+        lines.append(f"  answer graded {grade(k)}: measured on {', '.join(k['graded_from'])}")
+    if k["verified"]:
+        lines.append("  " + _verified_line(k["verified"]))
     if k["inputs_replaced"]:
         lines.append("  measured on uniform values instead of unwritten memory: "
                      + "; ".join(k["inputs_replaced"]))
@@ -137,6 +152,15 @@ def _key_text(k: dict[str, Any]) -> str:
                            [(d["name"], d["summary"]) for d in k["dropped_candidates"]],
                            indent="    "))
     return "\n".join(lines)
+
+
+def _verified_line(v: dict[str, Any]) -> str:
+    """What timing an answer here found: its winner against its runner-up, and so what."""
+    def seconds(value: object) -> str:
+        return f"{value:.3g} s" if isinstance(value, (int, float)) else "-"
+    return (f"timed here ({v.get('was')}): {v.get('winner')!r} {seconds(v.get('winner_s'))}, "
+            f"runner-up {v.get('runner_up')!r} {seconds(v.get('runner_up_s'))}: "
+            f"{'kept' if v.get('kept') else 're-tuned here'}")
 
 
 def _check_line(k: dict[str, Any]) -> str:

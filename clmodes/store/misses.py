@@ -89,7 +89,10 @@ def describe_changes(stored: Descriptor, now: Descriptor) -> str:
     return "; ".join(changes)
 
 
-def why_tune_missed(db: Database, model: str, tunable: str, key: str, candidates: str) -> str:
+def why_tune_missed(db: Database, model: str, tunable: str, key: str, candidates: str,
+                    bucketed: tuple[str, ...] = ()) -> str:
+    """`bucketed`: the key fields the tunable buckets, so that a key stored for the same
+    other sizes but another range of a bucketed one is named as another shape bucket."""
     rows = db.query("SELECT format, model, tune_key, candidates FROM tune WHERE tunable=?",
                     (tunable,))
     if not rows:
@@ -100,6 +103,9 @@ def why_tune_missed(db: Database, model: str, tunable: str, key: str, candidates
     same_key = [r for r in mine if r[2] == key]
     if not same_key:
         keys = sorted({r[2] for r in mine})
+        bucket = _other_bucket(key, keys, bucketed)
+        if bucket:
+            return bucket
         return (f"another shape: decisions are stored for {len(keys)} other key(s) of it on "
                 f"this model ({_some(keys)})")
     if all(r[0] != FORMAT_VERSION for r in same_key):
@@ -108,6 +114,36 @@ def why_tune_missed(db: Database, model: str, tunable: str, key: str, candidates
     if all(r[3] != candidates for r in same_key):
         return "its candidates or space changed since the decision was stored"
     return "its stored decision does not hold for the code as it is now"
+
+
+def _other_bucket(key: str, stored: list[str], bucketed: tuple[str, ...]) -> str | None:
+    """"another shape bucket (M 65..128 here; decisions are stored for M 33..64)" when a
+    stored key has every unbucketed field of this one, else None. Named by the stored
+    keys nearest this one (fewest bucketed fields differing), and only what differs."""
+    mine = _parsed(key)
+    if not bucketed or mine is None:
+        return None
+    fixed = {f: v for f, v in mine.items() if f not in bucketed}
+    differing = []
+    for other in map(_parsed, stored):
+        if other is not None and {f: v for f, v in other.items() if f not in bucketed} == fixed:
+            differing.append((other, [f for f in bucketed if other.get(f) != mine.get(f)]))
+    if not differing:
+        return None
+    fewest = min(len(fields) for _, fields in differing)
+    nearest = [(other, fields) for other, fields in differing if len(fields) == fewest]
+    fields = sorted({f for _, fs in nearest for f in fs}, key=bucketed.index)
+    here = " ".join(f"{f} {mine.get(f)}" for f in fields)
+    there = _some(sorted({" ".join(f"{f} {o.get(f)}" for f in fields) for o, _ in nearest}))
+    return f"another shape bucket ({here} here; decisions are stored for {there})"
+
+
+def _parsed(key: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(key)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _some(items: list[str]) -> str:

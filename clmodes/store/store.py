@@ -54,6 +54,15 @@ class Store(Database):
         entry now in the store, so that every process agrees on one winner per key."""
         return tunes.put_tune(self, model, tunable, key, candidates, value)
 
+    def replace_tune(self, model: str, tunable: str, key: str, candidates: str,
+                     value: dict[str, Any]) -> None:
+        """Overwrite one decision (verified or re-tuned here)."""
+        tunes.replace_tune(self, model, tunable, key, candidates, value)
+
+    def tunes_on_models(self, tunable: str, key: str, candidates: str) -> dict[str, dict[str, Any]]:
+        """Every device model's decision for one key, by model (nearest-device answers)."""
+        return tunes.tunes_on_models(self, tunable, key, candidates)
+
     def drop_stale_tune(self, model: str, tunable: str, key: str, candidates: str,
                         stale: dict[str, Any]) -> bool:
         """Delete a decision whose code changed (unless already replaced)."""
@@ -114,8 +123,9 @@ class Store(Database):
                           descriptor: misses.Descriptor) -> str:
         return misses.why_kernel_missed(self, exact, key, name, descriptor)
 
-    def why_tune_missed(self, model: str, tunable: str, key: str, candidates: str) -> str:
-        return misses.why_tune_missed(self, model, tunable, key, candidates)
+    def why_tune_missed(self, model: str, tunable: str, key: str, candidates: str,
+                        bucketed: tuple[str, ...] = ()) -> str:
+        return misses.why_tune_missed(self, model, tunable, key, candidates, bucketed)
 
     # -- device checks (`clmodes.device_check`) -------------------------------------------
 

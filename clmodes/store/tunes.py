@@ -130,3 +130,22 @@ def add_tune_rows(connection: sqlite3.Connection, rows: list[TuneRow], now: floa
     """Insert inside the caller's transaction; an entry already here wins. Returns the
     rows that were added."""
     return [row for row in rows if connection.execute(INSERT, (*row.values(), now)).rowcount]
+
+
+def tunes_on_models(db: Database, tunable: str, key: str, candidates: str) -> dict[str, dict[str, Any]]:
+    """Every device model's decision for one key (`clmodes.tune.nearest` grades them)."""
+    rows = db.query("SELECT model, value FROM tune WHERE format=? AND tunable=? AND tune_key=? "
+                    "AND candidates=?", (FORMAT_VERSION, tunable, key, candidates))
+    return {model: record for model, text in rows if (record := parse_record(text)) is not None}
+
+
+def replace_tune(db: Database, model: str, tunable: str, key: str, candidates: str,
+                 value: dict[str, Any]) -> None:
+    """Overwrite one decision (an answer verified or re-tuned here, `clmodes.tune.verify`);
+    staged like any write while a warm defers them, after whatever it staged before."""
+    try:
+        db.write("INSERT OR REPLACE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)",
+                 (FORMAT_VERSION, model, tunable, key, candidates,
+                  json.dumps(value, sort_keys=True), time.time()))
+    except sqlite3.Error as error:
+        log.warning("clmodes store %s: could not rewrite a tune result (%s)", db.location, error)

@@ -2,6 +2,7 @@
 budget.py), racing candidates by profiling events (`clmodes.measure`), the
 tune cache (docs/contract.md, Autotune)."""
 
+from clmodes.tune import bucket
 from clmodes.tune.budget import Budget
 from clmodes.tune.cache import TuneCache, TuneKey
 from clmodes.tune.checking import Tolerance
@@ -23,6 +24,7 @@ from clmodes.tune.variants import Variant, grid, kernel_variants
 
 __all__ = [
     "Budget",
+    "bucket",
     "DEFAULT_STRATEGY",
     "Exhaustive",
     "Genetic",

@@ -84,6 +84,11 @@ class TuneCache:
                 self._inflight.pop(key, None)
             running.set()
 
+    def replace(self, key: TuneKey, winner: str) -> None:
+        """A key's winner changed (an answer re-tuned here, `tune.verify`)."""
+        with self._lock:
+            self._winners[key] = winner
+
     def forget(self) -> None:
         """Drop what memory holds (the store keeps its entries)."""
         with self._lock:

@@ -133,6 +133,12 @@ class TuneRecord:
     roofline: float | None = None  # the winner's fraction of the roofline
     cost: Cost | None = None
     version: int = RECORD_VERSION
+    # An answer taken from another device model (`tune.nearest`): how near, from which
+    # models, and what timing it here found (`tune.verify`). "exact": measured for this one.
+    grade: str = "exact"
+    graded_from: tuple[str, ...] = ()
+    verified: Mapping[str, Any] | None = None
+    across: Mapping[str, Any] | None = None
     # The JSON it was decoded from (None: made here), so that a stale entry is deleted
     # exactly as stored. Not compared: two records are equal by what they say.
     source: Mapping[str, Any] | None = dataclasses.field(default=None, compare=False,
@@ -173,7 +179,10 @@ class TuneRecord:
             tune_seconds=number(obj.get("tune_seconds")), measured_at=number(obj.get("measured_at")),
             clmodes=text(obj.get("clmodes")), spread=SpreadInfo.from_json(obj.get("spread")),
             roofline=number(obj.get("roofline")), cost=Cost.from_json(obj.get("cost")),
-            version=count(obj.get("record_version")) or 0, source=obj)
+            version=count(obj.get("record_version")) or 0,
+            grade=text(obj.get("grade")) or "exact", graded_from=texts(obj.get("graded_from")),
+            verified=_mapping(obj.get("verified")), across=_mapping(obj.get("across")),
+            source=obj)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON clmodes writes for it (optional fields that are None left out)."""
@@ -195,6 +204,13 @@ class TuneRecord:
                 found[name] = getattr(self, name).to_json()
         if self.cost is not None:
             found["cost"] = dataclasses.asdict(self.cost)
+        if self.grade != "exact":
+            found["grade"] = self.grade
+        if self.graded_from:
+            found["graded_from"] = list(self.graded_from)
+        for name in ("verified", "across"):
+            if getattr(self, name) is not None:
+                found[name] = dict(getattr(self, name))
         return found
 
 
@@ -204,6 +220,13 @@ def _strict_problems(winner: str, measured: object, roofline: object) -> None:
                               "candidates")
     if roofline is not None and number(roofline) is None:
         raise MalformedRecord("roofline is not a number")
+
+
+def _mapping(value: object) -> dict[str, Any] | None:
+    """A JSON object with string keys, else None."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        return None
+    return dict(value)
 
 
 def decoded(obj: object) -> TuneRecord | None:

@@ -143,6 +143,12 @@ class TunedKey:
     inputs_replaced: tuple[str, ...] = ()
     # The output check (`tune.reference`): reference, candidates run, seconds, bytes copied.
     check: dict[str, Any] | None = None
+    # How near the device the decision was measured on is (`tune.nearest`): exact,
+    # family, vendor or across, with the models it was taken from; and its check here
+    # (`tune.verify`): kept or re-tuned, by how much.
+    grade: str = "exact"
+    graded_from: tuple[str, ...] = ()
+    verified: dict[str, Any] | None = None
 
     @property
     def row_key(self) -> tuple[Any, ...]:
@@ -194,6 +200,8 @@ class TunedKey:
             "measured_at": self.measured_at, "tune_seconds": self.tune_seconds,
             "clmodes": self.clmodes_version, "spread": self.spread,
             "inputs_replaced": list(self.inputs_replaced), "check": self.check,
+            "grade": self.grade, "graded_from": list(self.graded_from),
+            "verified": self.verified,
         }
 
     def details(self) -> dict[str, Any]:
@@ -321,6 +329,8 @@ def entry_of(row: TuneRow) -> TunedKey | None:
         spread=record.spread.as_dict() if record.spread else None,
         inputs_replaced=record.inputs_replaced,
         check=record.check.to_json() if record.check else None,
+        grade=record.grade, graded_from=record.graded_from,
+        verified=dict(record.verified) if record.verified is not None else None,
     )
 
 

@@ -40,7 +40,10 @@ from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.keys import canonical_key
 from clmodes.tune.scoring import Cost, score
+from clmodes.tune import verify
+from clmodes.tune.answers import graded_answer, settle
 from clmodes.tune.budget import Budget
+from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
 from clmodes.tune import sharing
 from clmodes.tune.coordination import measure_or_adopt
@@ -79,6 +82,9 @@ class Tunable:
     (default by dtype, `tune.checking`); `check=False` turns it off, `check=(2,)`
     compares only those argument positions (a workspace argument may differ).
 
+    `bucket={"M": "pow2", "n": clmodes.tune.bucket.edges([4096])}`: one tune answers
+    every size of a range (`tune.bucket`); for candidates correct at every size.
+
     Thread-safe: two threads calling one untuned key tune it once; the second blocks until
     the first has a winner, then runs that winner (see `tune.cache`). Process-safe: two
     processes sharing a store measure a key once (see `tune.coordination`).
@@ -101,6 +107,7 @@ class Tunable:
         reference: str | dict | None = None,
         tolerance: Tolerance | None = None,
         check: bool | tuple[int, ...] = True,
+        bucket: Mapping[str, RuleSpec] | None = None,
     ) -> None:
         if (candidates is None) == (space is None):
             raise ValueError(f"tunable {name!r}: give exactly one of candidates= and space=")
@@ -119,12 +126,14 @@ class Tunable:
                                      Start.of(start, space, owner), owner)
         self.name = name
         self.key = key
+        self.bucket = rules_of(bucket, f"tunable {name!r}")
         self.measure_args = measure_args
         self.policy = policy
         self.cost = cost
         self.choices: CandidateSet = candidate_set or Listed(candidates or {})
         self._checksum = self.choices.checksum()
         self._stale: dict[TuneKey, str] = {}  # keys whose stored decision was dropped, and why
+        self._unverified: dict[TuneKey, dict[str, Any]] = {}  # answers not timed here
         if isinstance(reference, dict) and self.space is not None:
             reference = self.space.name(reference)
         self.checking = checking_of(f"tunable {name!r}", check, reference, tolerance,
@@ -158,14 +167,14 @@ class Tunable:
                 error.add_note(f"raised by the key function of {owner}")
             raise
         return TuneKey(stream.device.fingerprint.model, self.name,
-                       canonical_key(value, owner), self._checksum)
+                       canonical_key(bucketed(value, self.bucket, owner), owner), self._checksum)
 
     def __call__(self, stream: Stream, *args: object) -> object:
         only = self.choices.only()
         if only is not None:
             return self._run(only, stream, args)
         key = self.tune_key(stream, args)
-        winner = self._cached(stream, args, key)
+        winner = self._cached(stream, args, key) or self._graded(stream, args, key)
         if winner is None:
             if process_mode() is ProcessMode.COMPILE_ONLY:
                 # Which candidate the workload uses is not known until the tune.
@@ -176,14 +185,53 @@ class Tunable:
             misses.report(lambda: Miss(MissKind.TUNE, self.name, stream.device.label,
                                        self._why_missed(key), key.key))
             winner = default_runtime().tunes.tune_once(key, lambda: self._tune(stream, args, key))
+        elif key in self._unverified:
+            winner = self._verified(stream, args, key, winner)
         return self._run(winner, stream, args)
+
+    def _graded(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> str | None:
+        """Another device model's decision, graded (`tune.answers`), kept in memory."""
+        with unrecorded():
+            record = graded_answer(key, lambda r: self._holds(r, stream, args, key),
+                                   self._describe(key))
+        if record is None:
+            return None
+        self._note_unverified(key, record)
+        return default_runtime().tunes.tune_once(key, lambda: str(record["winner"]))
+
+    def _holds(self, record: dict[str, Any], stream: Stream, args: tuple[object, ...],
+               key: TuneKey) -> bool:
+        """Does a stored record's JSON (another model's, `tune.answers`) hold here?"""
+        found = decoded(record)
+        return found is not None and self._current(found, stream, args, key)
+
+    def _note_unverified(self, key: TuneKey, record: TuneRecord | dict[str, Any]) -> None:
+        """Remember an answer not measured here (`tune.verify` works on its JSON)."""
+        data = record if isinstance(record, dict) else dict(record.source or record.to_json())
+        if verify.pending(data):
+            self._unverified[key] = data
+
+    def _verified(self, stream: Stream, args: tuple[object, ...], key: TuneKey,
+                  winner: str) -> str:
+        """An answer not measured here, timed once (`tune.verify`) when the mode says so."""
+        record, mode = self._unverified.get(key), process_mode()
+        if record is not None and mode is ProcessMode.COMPILE_ONLY:
+            with unrecorded():
+                verify.queue_runner_up(record, self.choices.get, stream, args)
+        if record is None or not verify.due(mode) or self._unverified.pop(key, None) is None:
+            return winner
+        with unrecorded():
+            verdict = verify.time_answer(record, self.choices.get, stream, args,
+                                         self.measure_args, self._describe(key))
+            return settle(key, record, verdict, lambda: self._measured(stream, args, key).to_json(),
+                          self._describe(key))
 
     def _why_missed(self, key: TuneKey) -> str:
         """Why no decision served (`clmodes check`): a stale one's problem, else the store's."""
         stale = self._stale.get(key)
         if stale:
             return f"the stored decision no longer holds: {stale}"
-        return default_store().why_tune_missed(*key)
+        return default_store().why_tune_missed(*key, bucketed=tuple(self.bucket))
 
     def winner(self, stream: Stream, *args: object) -> str | None:
         """The cached winner for these arguments, if any (tunes nothing)."""
@@ -212,6 +260,7 @@ class Tunable:
         first recorded wins) and processes coordinate on measuring it again."""
         problem = self._problem(record, stream, args, key, warn=True)
         if problem is None:
+            self._note_unverified(key, record)
             return True
         self._stale[key] = problem
         default_store().drop_stale_tune(*key, dict(record.source or record.to_json()))
@@ -257,15 +306,20 @@ class Tunable:
                 lambda found: self._current(found, caller, args, key), self._describe(key))
         return record.winner
 
-    def _measure_and_record(self, caller: Stream, args: tuple[object, ...],
-                            key: TuneKey) -> TuneRecord:
+    def _measured(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> TuneRecord:
+        """A decision measured here (counted as a key tuned), not yet stored."""
         entry = self._tuner(caller, args, key).run()
         if self.cost is not None:
             entry = score(entry, caller.device, self.cost, args, self._describe(key))
-        written = entry.to_json()
-        kept = default_store().put_tune(*key, written)
         tally(Counter.KEYS)
         self._log_decision(caller, key, entry)
+        return entry
+
+    def _measure_and_record(self, caller: Stream, args: tuple[object, ...],
+                            key: TuneKey) -> TuneRecord:
+        entry = self._measured(caller, args, key)
+        written = entry.to_json()
+        kept = default_store().put_tune(*key, written)
         if kept is written:
             return entry
         stored = decoded(kept)

@@ -24,7 +24,8 @@ from support.subprocesses import run_cli, run_python
 
 # The hand-written matmul candidates: every verb's table is checked against their names
 # (the GEMM space's records are checked in test_tuning_spaces and kernels_cl's tests).
-SMALL = {"KERNELS_CL_BATCH": "8", "KERNELS_CL_HIDDEN": "16", "KERNELS_CL_MATMUL": "candidates"}
+SMALL = {"KERNELS_CL_BATCH": "8", "KERNELS_CL_HIDDEN": "16", "KERNELS_CL_CLASSES": "5",
+         "KERNELS_CL_MATMUL": "candidates"}  # two matmul buckets: N 9..16 and N 5..8
 MATMUL = "kernels_cl.matmul.float32"
 DEVICES = [d for d in test_devices() if not is_oclgrind(d)]  # a simulator: minutes per tune
 

@@ -67,6 +67,9 @@ TUNE_SUMMARY = {
     "spread": lambda v: v is None or check(v, SPREAD) is None,  # a tune spread over a fleet
     "inputs_replaced": [str],  # arguments measured on uniform values (clmodes.tune.inputs)
     "check": lambda v: v is None or check(v, CHECK) is None,  # outputs checked (tune.reference)
+    "grade": one_of("exact", "family", "vendor", "across"),  # tune.nearest
+    "graded_from": [str],
+    "verified": lambda v: v is None or isinstance(v, dict),  # tune.verify
 }
 
 TUNE_LIST = {"store": str, "host": str, "unit": one_of("s"), "tunable": MAYBE_TEXT,
