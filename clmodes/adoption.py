@@ -19,7 +19,7 @@ from __future__ import annotations
 import pyopencl as cl
 
 from clmodes.device import Device
-from clmodes.selection import candidates
+from clmodes.discovery import candidates
 
 
 def context_device(context: cl.Context, device: object = None) -> Device:

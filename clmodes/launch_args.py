@@ -4,7 +4,7 @@ where buffers belong, and what is wrong with a scalar, in words."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 import pyopencl as cl
@@ -24,11 +24,14 @@ SCALAR_DTYPES = {
 
 
 class _Info(Protocol):
-    """An argument's declared name and type (`launchable.ArgInfo`)."""
+    """An argument's declared name and type (`launchable.ArgInfo`): read-only."""
 
-    name: str
-    type_name: str
-    pointer: bool
+    @property
+    def name(self) -> str: ...
+    @property
+    def type_name(self) -> str: ...
+    @property
+    def pointer(self) -> bool: ...
 
 
 def guards_buffers(device: cl.Device) -> bool:
@@ -61,9 +64,10 @@ def with_buffers(args: tuple[object, ...]) -> tuple[object, ...] | None:
 
 
 def _buffer_of(array: cla.Array) -> cl.MemoryObjectHolder:
+    base: Any = array.base_data  # a Buffer for every Array clmodes accepts (not SVM)
     if not array.offset:
-        return array.base_data
-    return array.base_data.get_sub_region(array.offset, array.nbytes)
+        return cast(cl.MemoryObjectHolder, base)
+    return cast(cl.MemoryObjectHolder, base.get_sub_region(array.offset, array.nbytes))
 
 
 def scalar_problem(dtypes: list[object] | None, index: int, value: object) -> str | None:
@@ -71,7 +75,7 @@ def scalar_problem(dtypes: list[object] | None, index: int, value: object) -> st
     dtype = None if dtypes is None else dtypes[index]
     if dtype is None:
         return None
-    kind = np.dtype(dtype)
+    kind = np.dtype(dtype)  # type: ignore[call-overload]  # a numpy scalar type
     if isinstance(value, (np.generic, np.ndarray)):
         return None
     if not isinstance(value, (bool, int, float)):

@@ -17,6 +17,7 @@ about a microsecond, a third of pyopencl's own launch cost.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 import threading
 from collections.abc import Mapping, Sequence
 
@@ -85,7 +86,7 @@ class Launchable:
     entry: str
     num_args: int
     args: list[ArgInfo] | None
-    dtypes: list[object] | None
+    dtypes: list[Any] | None
     unresolved: tuple[int, ...] = ()  # scalar arguments whose typedef is not resolved
     per_thread: dict[int, cl.Kernel] = dataclasses.field(default_factory=dict)
     # Buffers of other contexts crash runtimes that do not check handles (see
@@ -158,8 +159,8 @@ class Launchable:
     def enqueue(
         self,
         queue: cl.CommandQueue,
-        global_size: Sequence[int],
-        local_size: Sequence[int] | None,
+        global_size: int | Sequence[int],
+        local_size: int | Sequence[int] | None,
         args: tuple[object, ...],
     ) -> cl.Event:
         if len(args) != self.num_args:
@@ -193,7 +194,7 @@ class Launchable:
         if slots is not None:
             known = self.known_buffers
             for i in slots:
-                value = args[i]
+                value: Any = args[i]
                 kind = value.__class__
                 if kind is _BUFFER:
                     if value.int_ptr in known:

@@ -29,6 +29,7 @@ from clmodes.device import Device
 from clmodes.arginfo import ArgInfo, MalformedArgInfo, count_problem
 from clmodes.kernel import unit_suffix
 from clmodes.store import Store
+from clmodes.store.kernels import KernelSpec
 from clmodes.pyopencl_hooks import registry
 
 log = logging.getLogger("clmodes")
@@ -181,7 +182,7 @@ def capture(store: Store, device: Device, held: HeldProgram, units: set[str],
 def _index(store: Store, device: Device, held: HeldProgram,
            kernels: dict[str, ObtainedKernel]) -> None:
     """Point each kernel's row at the stored binary holding its unit."""
-    by_batch: dict[str, list[tuple[str, str, object]]] = {}
+    by_batch: dict[str, list[KernelSpec]] = {}
     for key, obtained in kernels.items():
         batch = held.captured.get(obtained.unit)
         if batch is not None:

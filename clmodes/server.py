@@ -20,6 +20,7 @@ driver that ignores `#line` file names) falls back to halving.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -139,14 +140,16 @@ class DeviceServer:
         exact = self.device.fingerprint.exact
         try:
             for kernel in kernels:
-                misses.report(lambda k=kernel: Miss(
-                    MissKind.KERNEL, k.name, self.device.label,
-                    store.why_kernel_missed(exact, k.key, k.name, k.descriptor())))
+                misses.report(functools.partial(self._miss, store, exact, kernel))
         except StrictMissError as error:
             for kernel in kernels:
                 self._failed[kernel.key] = error
             return False
         return True
+
+    def _miss(self, store: Store, exact: str, kernel: Kernel) -> Miss:
+        why = store.why_kernel_missed(exact, kernel.key, kernel.name, kernel.descriptor())
+        return Miss(MissKind.KERNEL, kernel.name, self.device.label, why)
 
     def macros_for(self, options: tuple[str, ...]) -> CompilerMacros:
         """What this device's compiler predefines under these build options."""
@@ -332,8 +335,8 @@ class DeviceServer:
         queue: cl.CommandQueue,
         kernel: Kernel,
         verdict: LaunchMode,
-        global_size: Sequence[int],
-        local_size: Sequence[int] | None,
+        global_size: int | Sequence[int],
+        local_size: int | Sequence[int] | None,
         args: tuple[object, ...],
     ) -> cl.Event | None:
         """Act on a verdict resolved by the caller's thread."""

@@ -39,7 +39,7 @@ def install() -> bool:
                 log.warning("pyopencl programs will not go through clmodes: %s", error)
                 _installed = False
                 return False
-            cl.Program.build = make_build(cl.Program.build)
+            setattr(cl.Program, "build", make_build(cl.Program.build))  # replaced on purpose
             enqueue = make_enqueue(_cl.enqueue_nd_range_kernel)
             _cl.enqueue_nd_range_kernel = enqueue
             cl.enqueue_nd_range_kernel = enqueue

@@ -27,6 +27,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import pyopencl as cl
 import pyopencl._cl as _cl
@@ -92,7 +93,7 @@ class SourcePrograms:
         store, exact = self._store(), self.device.fingerprint.exact
         batch = store.kernel_batches(exact, [key]).get(key)
         found = None if batch is None else store.get_binary(exact, batch)
-        if found is None:
+        if batch is None or found is None:
             return None
         try:
             program = _cl._Program(self.context, [self.device.cl_device], [found[0]])
@@ -112,7 +113,7 @@ class SourcePrograms:
         text = source.decode(errors="replace") if isinstance(source, bytes) else source
         found = _KERNEL_NAME.search(text)
         name = found.group(1) if found else "pyopencl_program"
-        descriptor = {"name": name, "source": key[:16], "defines": {},
+        descriptor: dict[str, object] = {"name": name, "source": key[:16], "defines": {},
                       "options": options.decode(errors="replace").split(), "includes": None}
         misses.report(lambda: Miss(
             MissKind.KERNEL, name, self.device.label,
@@ -126,7 +127,8 @@ class SourcePrograms:
 
     @staticmethod
     def _count(held: HeldSource, counter: Counter) -> HeldSource:
-        kernels = int(held.program.get_info(cl.program_info.NUM_KERNELS))
+        info: Any = held.program.get_info(cl.program_info.NUM_KERNELS)
+        kernels = int(info)
         tally(counter, kernels)
         tally(Counter.KERNELS, kernels)
         return held
@@ -140,7 +142,8 @@ class SourcePrograms:
             return sum(self._capture(store, held) for held in wanted)
 
     def _capture(self, store: Store, held: HeldSource) -> int:
-        binary = held.program.get_info(cl.program_info.BINARIES)[0]
+        binaries: Any = held.program.get_info(cl.program_info.BINARIES)
+        binary = binaries[0]
         if not binary:
             log.info("%s returned no binary for pyopencl program %r; not persisted",
                      self.device.label, held.name)

@@ -27,7 +27,8 @@ INCLUDE_PLACEHOLDER = "<pyopencl-include>"
 
 def compiler_options(context: cl.Context, options: object) -> bytes:
     """The options pyopencl passes to the compiler for `options` on `context`."""
-    processed, _include_path = cl.Program._process_build_options(context, options)
+    processed, _include_path = cl.Program._process_build_options(
+        context, options)  # type: ignore[arg-type]  # whatever the caller gave pyopencl
     return processed
 
 

@@ -72,7 +72,7 @@ def _decide(queue: cl.CommandQueue, kernel: cl.Kernel) -> bool:
         handle = kernel.program.int_ptr
     except cl.Error:  # Intel, a program whose Python handle is gone: none of ours (alive)
         handle = None
-    held = registry.programs.get(handle)
+    held = registry.programs.get(handle) if handle is not None else None
     if held is None and handle in registry.own:  # clmodes' own kernel: its stream decided
         return True
     if held is not None:

@@ -25,6 +25,8 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 
+from typing import Any
+
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
@@ -59,10 +61,10 @@ def checking_of(owner: str, check: object, reference: object, tolerance: object,
         if reference is not None or tolerance is not None:
             raise ValueError(f"{owner}: reference= and tolerance= need check= on")
         return None
-    positions = None
+    positions: tuple[int, ...] | None = None
     if check is not True:
         try:
-            positions = tuple(check)  # type: ignore[call-overload]
+            positions = tuple(check)  # type: ignore[call-overload,arg-type]  # validated below
         except TypeError:
             positions = None
         if positions is None or not all(isinstance(p, int) and not isinstance(p, bool)
@@ -102,8 +104,9 @@ class Snapshot:
         self.nbytes = sum(_buffer_size(inputs[i]) for i in self.kept)
 
     def restore(self) -> None:
-        for i, saved in self.kept.items():
-            arg = self.inputs[i]
+        for i, kept in self.kept.items():
+            arg: Any = self.inputs[i]
+            saved: Any = kept
             if isinstance(arg, cla.Array):
                 cl.enqueue_copy(self.stream.queue, arg.base_data, saved.base_data,
                                 byte_count=arg.nbytes, dst_offset=arg.offset)
@@ -113,7 +116,7 @@ class Snapshot:
     def read(self) -> dict[int, np.ndarray]:
         found = {}
         for i in self.kept:
-            arg = self.inputs[i]
+            arg: Any = self.inputs[i]
             if isinstance(arg, cla.Array):
                 found[i] = arg.get(queue=self.stream.queue)
             else:
@@ -134,7 +137,7 @@ def _buffer_size(arg: object) -> int:
     return 0
 
 
-def _copy(arg: object, stream: Stream) -> object:
+def _copy(arg: Any, stream: Stream) -> object:
     if isinstance(arg, cla.Array):
         return arg.copy(queue=stream.queue)
     buffer = cl.Buffer(stream.context, cl.mem_flags.READ_WRITE, arg.size)

@@ -31,7 +31,7 @@ def score(entry: TuneRecord, device: Device, cost: Cost, args: tuple[object, ...
         moved, flops = (float(v) for v in cost(*args))
         fractions = {
             name: roofline_fraction(probed, measured.median_s, moved, flops)
-            for name, measured in entry.measurements.items()
+            for name, measured in entry.measurements.items() if measured.median_s is not None
         }
     except Exception as error:  # noqa: BLE001 - a scoring problem never fails a tune
         log.warning("%s: cost function failed (%s); no roofline recorded", described, error)

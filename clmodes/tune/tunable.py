@@ -29,6 +29,7 @@ in a warm workload) first.
 from __future__ import annotations
 
 import logging
+from typing import Any
 from collections.abc import Callable, Mapping
 
 from clmodes.execution import Counter, ProcessMode, misses, process_mode, tally
@@ -122,6 +123,7 @@ class Tunable:
         candidate_set: CandidateSet | None = None
         if space is not None:
             owner = f"tunable {name!r}"
+            assert launch is not None  # refused above
             candidate_set = Searched(space, launch, strategy or DEFAULT_STRATEGY(), budget,
                                      Start.of(start, space, owner), owner)
         self.name = name
@@ -302,7 +304,8 @@ class Tunable:
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
         with unrecorded():
             record = measure_or_adopt(
-                default_store(), tuple(key), lambda: self._measure_and_record(caller, args, key),
+                default_store(), (key.model, key.tunable, key.key, key.candidates),
+                lambda: self._measure_and_record(caller, args, key),
                 lambda found: self._current(found, caller, args, key), self._describe(key))
         return record.winner
 

@@ -170,6 +170,8 @@ class Tuner:
         reason kept for the record) if it raised."""
         candidate = self.candidates.get(name)
         try:
+            if candidate is None:
+                raise LookupError(f"{name!r} is not a candidate")
             return identity_of(gather(self.stream, lambda: candidate(self.stream, *inputs)))
         except Exception as error:  # noqa: BLE001 - dropped with a warning
             log.warning("%s: candidate %r dropped: %s", self.describe, name, error)
@@ -202,8 +204,9 @@ class Tuner:
         build_queued(self.stream)
         wrong = self.checker.check([name for name, identity in identities.items() if identity],
                                    self.candidates.get)
-        runnable: dict[str, Candidate] = {name: self.candidates.get(name) for name, identity
-                                          in identities.items() if identity and name not in wrong}
+        runnable: dict[str, Candidate] = {
+            name: found for name, identity in identities.items()
+            if identity and name not in wrong and (found := self.candidates.get(name)) is not None}
         measured, dropped = race(runnable, self.stream, inputs, self.policy, self.describe)
         dropped.update(wrong)
         race_index, self.races = self.races, self.races + 1
@@ -263,7 +266,8 @@ class Tuner:
                 [Measurement(n, list(self.results[n].measurement.samples_s)) for n in finalists
                  if self.results[n].measurement.samples_s]):
             return  # measured together, and clearly apart: nothing to settle
-        runnable = {name: self.candidates.get(name) for name in finalists}
+        runnable = {name: found for name in finalists
+                    if (found := self.candidates.get(name)) is not None}
         for name in finalists:
             self._gather(name, inputs)
         build_queued(self.stream)

@@ -16,6 +16,7 @@ kernels too, so the warm's one batch build holds what the race will launch.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import math
 import os
@@ -115,14 +116,14 @@ def time_answer(record: Record, lookup: Lookup, caller: Stream, args: tuple[obje
     winner = str(record["winner"])
     second = runner_up(record, lookup)
     names = [n for n in (winner, second) if n is not None]
-    candidates = {n: lookup(n) for n in names}
+    candidates = {n: found for n in names if (found := lookup(n)) is not None}
     stream = measurement_stream(caller)
     caller.finish()
     inputs = tuple(measure_args(stream, *args)) if measure_args else scratch_copies(args, stream)
     if not measure_args:
         log_replaced(describe, replace_unwritten(inputs))
     for candidate in candidates.values():
-        gather(stream, lambda c=candidate: c(stream, *inputs))
+        gather(stream, functools.partial(candidate, stream, *inputs))
     build_queued(stream)
     measured, _ = race(candidates, stream, inputs, POLICY, describe)
     median = {n: m.median for n, m in measured.items()}
