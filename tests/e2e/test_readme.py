@@ -1,4 +1,4 @@
-"""Every ```python block of README.md runs, as written, in a fresh process on PoCL.
+"""Every ```python block of README.md and docs/*.md runs, as written, in a fresh process on PoCL.
 
 A block is what a reader pastes: it must define what it uses. Each runs alone (nothing
 shared between blocks) with an empty store of its own; the kernels_cl workloads are
@@ -18,6 +18,7 @@ from support.devices import usable_runtime
 from support.subprocesses import TESTS, run_python
 
 README = TESTS.parent / "README.md"
+PAGES = [README, *sorted((TESTS.parent / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 HEADING = re.compile(r"^#+ (.+)$", re.MULTILINE)
 SMALL = {"KERNELS_CL_BATCH": "8", "KERNELS_CL_HIDDEN": "16", "KERNELS_CL_SEQ": "8"}
@@ -34,12 +35,17 @@ def python_blocks(text: str) -> list[tuple[str, str]]:
     return blocks
 
 
-BLOCKS = python_blocks(README.read_text(encoding="utf-8"))
+def _page_blocks(page: Path) -> list[tuple[str, str]]:
+    prefix = "" if page == README else f"{page.stem}-"
+    return [(prefix + name, code) for name, code in python_blocks(page.read_text(encoding="utf-8"))]
+
+
+BLOCKS = [block for page in PAGES for block in _page_blocks(page)]
 
 
 def test_the_readme_has_python_blocks_and_they_are_all_found():
-    assert len(BLOCKS) >= 4
-    assert len(BLOCKS) == README.read_text(encoding="utf-8").count("```python")
+    assert len(_page_blocks(README)) >= 4
+    assert len(BLOCKS) == sum(page.read_text(encoding="utf-8").count("```python") for page in PAGES)
 
 
 @pytest.mark.parametrize("code", [code for _, code in BLOCKS], ids=[name for name, _ in BLOCKS])
