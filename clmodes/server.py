@@ -96,7 +96,7 @@ class DeviceServer:
 
     def ready(self, kernel: Kernel) -> Launchable | None:
         """The obtained kernel, when a launch may go straight to it (nothing recording)."""
-        return None if usage.live else self._obtained.get(kernel.key)
+        return None if usage.RECORDINGS.live else self._obtained.get(kernel.key)
 
     def is_obtained(self, kernel: Kernel) -> bool:
         """Is the kernel obtained (compiled or loaded) on this device? (introspection)"""

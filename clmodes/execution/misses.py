@@ -17,12 +17,13 @@ import dataclasses
 import enum
 import os
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from clmodes.errors import ClmodesError
 from clmodes.execution.modes import ProcessMode
 from clmodes.execution.overrides import process_mode
+from clmodes.execution.registry import LiveRegistry
 
 STRICT_VARIABLE = "CLMODES_STRICT"
 
@@ -54,8 +55,8 @@ class StrictMissError(ClmodesError):
     """`CLMODES_STRICT=1`: a kernel would be built from source, or a key tuned."""
 
 
-_listeners: tuple[list[Miss], ...] = ()
-_lock = threading.Lock()
+LISTENERS: LiveRegistry[list[Miss]] = LiveRegistry()
+_lock = threading.Lock()  # one report appended to every listener at a time
 
 
 def strict() -> bool:
@@ -64,7 +65,7 @@ def strict() -> bool:
 
 def listening() -> bool:
     """Is a reason wanted (someone notes misses, or a miss must raise)?"""
-    return bool(_listeners) or strict()
+    return bool(LISTENERS.live) or strict()
 
 
 def report(miss: Callable[[], Miss]) -> None:
@@ -73,21 +74,12 @@ def report(miss: Callable[[], Miss]) -> None:
         return
     found = miss()
     with _lock:
-        for listener in _listeners:
+        for listener in LISTENERS.live:
             listener.append(found)
     if strict():
         raise StrictMissError(f"{STRICT_VARIABLE}=1: {found.line()}")
 
 
-@contextmanager
-def noting() -> Iterator[list[Miss]]:
+def noting() -> AbstractContextManager[list[Miss]]:
     """The misses of every thread meanwhile, in order."""
-    global _listeners
-    found: list[Miss] = []
-    with _lock:
-        _listeners = (*_listeners, found)
-    try:
-        yield found
-    finally:
-        with _lock:
-            _listeners = tuple(each for each in _listeners if each is not found)
+    return LISTENERS.holding([])

@@ -11,27 +11,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
-_lock = threading.Lock()
-# Replaced wholesale under the lock; the launch path reads it without the lock, and an
-# empty tuple (no recording) costs it one truth test.
-live: tuple[set[str], ...] = ()
+from clmodes.execution.registry import LiveRegistry
+
+# The launch path reads `RECORDINGS.live` without a lock; an empty tuple (no recording)
+# costs it one truth test.
+RECORDINGS: LiveRegistry[set[str]] = LiveRegistry()
 _exempt = threading.local()  # .active: this thread's launches are not recorded
 
 
-@contextmanager
-def recording() -> Iterator[set[str]]:
+def recording() -> AbstractContextManager[set[str]]:
     """Collect the keys of every kernel launched meanwhile, on every thread and device."""
-    global live
-    keys: set[str] = set()
-    with _lock:
-        live = (*live, keys)
-    try:
-        yield keys
-    finally:
-        with _lock:
-            live = tuple(s for s in live if s is not keys)
+    return RECORDINGS.holding(set())
 
 
 @contextmanager
@@ -47,7 +39,7 @@ def unrecorded() -> Iterator[None]:
 
 def note(key: str) -> None:
     """Record one launch of the kernel `key` (a no-op with no recording open)."""
-    recordings = live
+    recordings = RECORDINGS.live
     if recordings and not getattr(_exempt, "active", False):
         for keys in recordings:
             keys.add(key)

@@ -44,7 +44,7 @@ def make_enqueue(original: Enqueue) -> Enqueue:
 
     def enqueue_nd_range_kernel(queue: cl.CommandQueue, kernel: cl.Kernel,
                                 *args: Any, **kwargs: Any) -> cl.Event:
-        if (overrides.default_verdict is _EXECUTE and not usage.live and not outside.live
+        if (overrides.default_verdict is _EXECUTE and not usage.RECORDINGS.live and not outside.WATCHERS.live
                 and not stream_modes.live_entries):
             return original(queue, kernel, *args, **kwargs)
         if not _decide(queue, kernel):
@@ -65,7 +65,7 @@ def _decide(queue: cl.CommandQueue, kernel: cl.Kernel) -> bool:
     kernel pyopencl loaded from its own disk cache once that program's last Python
     handle is gone, and only programs held here (alive) are ever looked up."""
     if registry.owner_of(queue.context) is None:
-        if outside.live:
+        if outside.WATCHERS.live:
             outside.note(kernel.function_name)
         return True
     try:

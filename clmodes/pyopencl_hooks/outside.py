@@ -10,9 +10,9 @@ persisted. The launch hook notes each such launch into every open `watching()`, 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
+from clmodes.execution.registry import LiveRegistry
 from clmodes.execution.statistics import OutsideStatistics
 
 WHY = "pyopencl programs on a context clmodes does not manage"
@@ -43,26 +43,16 @@ class OutsideLog:
             return OutsideStatistics(len(names), sum(self._launches.values()), names)
 
 
-_lock = threading.Lock()
-# Replaced wholesale under the lock; the launch hook reads it without the lock.
-live: tuple[OutsideLog, ...] = ()
+# The launch hook reads `WATCHERS.live` without a lock (`LiveRegistry`'s rule).
+WATCHERS: LiveRegistry[OutsideLog] = LiveRegistry()
 
 
-@contextmanager
-def watching() -> Iterator[OutsideLog]:
+def watching() -> AbstractContextManager[OutsideLog]:
     """Note every launch outside clmodes meanwhile, on every thread."""
-    global live
-    found = OutsideLog()
-    with _lock:
-        live = (*live, found)
-    try:
-        yield found
-    finally:
-        with _lock:
-            live = tuple(each for each in live if each is not found)
+    return WATCHERS.holding(OutsideLog())
 
 
 def note(name: str) -> None:
     """One launch of the kernel `name` outside clmodes."""
-    for each in live:
+    for each in WATCHERS.live:
         each.note(name)

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from clmodes.store.transactions import Database
+from clmodes.store.values import json_object
 
 log = logging.getLogger("clmodes")
 
@@ -21,11 +22,8 @@ def get_check(db: Database, exact: str, environment: str) -> dict[str, Any] | No
                     (exact, environment))
     if not rows:
         return None
-    try:
-        value = json.loads(rows[0][0]) if isinstance(rows[0][0], str) else None
-    except ValueError:
-        value = None
-    if not isinstance(value, dict) or not isinstance(value.get("usable"), bool):
+    value = json_object(rows[0][0])
+    if value is None or not isinstance(value.get("usable"), bool):
         log.warning("clmodes store %s: unreadable device check for %s; checking again",
                     db.location, exact)
         return None

@@ -11,6 +11,7 @@ from typing import Any
 
 from clmodes.store.schema import FORMAT_VERSION, ProbeRow
 from clmodes.store.transactions import Database
+from clmodes.store.values import json_object
 
 log = logging.getLogger("clmodes")
 
@@ -21,11 +22,8 @@ def get_probe(db: Database, model: str) -> dict[str, Any] | None:
     rows = db.query("SELECT value FROM probe WHERE format=? AND model=?", (FORMAT_VERSION, model))
     if not rows:
         return None
-    try:
-        value = json.loads(rows[0][0]) if isinstance(rows[0][0], str) else None
-    except ValueError:
-        value = None
-    if not isinstance(value, dict):
+    value = json_object(rows[0][0])
+    if value is None:
         log.warning("clmodes store %s: unreadable probe entry for %s; re-measuring",
                     db.location, model)
         return None

@@ -11,22 +11,13 @@ import pytest
 from clmodes.cli.logs import level_name
 from clmodes.cli.errors import UsageError
 from clmodes.cli.parser import build_parser
+from support.cli_verbs import verbs
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV_READ = re.compile(r"""["']((?:CLMODES|KERNELS_CL|PYOPENCL)_[A-Z0-9_]+)["']""")
 
 
-def _verbs(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
-    """(path, parser) of every verb: the sub-parsers that have no sub-parsers themselves."""
-    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not subs:
-        yield path, parser
-    for action in subs:
-        for name, sub in action.choices.items():
-            yield from _verbs(sub, (*path, name))
-
-
-VERBS = list(_verbs(build_parser()))
+VERBS = list(verbs())
 
 
 def test_there_are_verbs_including_the_tune_ones():

@@ -7,14 +7,13 @@ user or contributor could read it; these checks keep the repository's own copy w
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 
 import pytest
 
 import clmodes
-from clmodes.cli.parser import build_parser
+from support.cli_verbs import verbs
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = ROOT / "docs" / "contract.md"
@@ -43,17 +42,7 @@ def _read(path: Path) -> str:
     return path.read_bytes().decode("utf-8", errors="ignore")
 
 
-def _verbs(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
-    """(path, parser) of every verb: the sub-parsers without sub-parsers of their own."""
-    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not subs:
-        yield path, parser
-    for action in subs:
-        for name, sub in action.choices.items():
-            yield from _verbs(sub, (*path, name))
-
-
-VERBS = list(_verbs(build_parser()))
+VERBS = list(verbs())
 COMMON = {"-h", "--help", "--json", "-v", "--verbose", "-q", "--quiet"}
 
 
