@@ -23,7 +23,7 @@ from contextlib import ExitStack, contextmanager
 from collections.abc import Iterator
 
 from clmodes.execution import overrides, usage
-from clmodes.runtime import all_clients, default_store
+from clmodes.runtime import Runtime, live_runtimes
 
 log = logging.getLogger("clmodes")
 
@@ -69,16 +69,20 @@ class OverrideCapture:
                 self._suspended -= 1
 
 
-def persist(used: set[str]) -> int:
-    """Capture the programs holding `used` kernels on every device into the default
-    store (nothing into one in memory), and the pyopencl programs `used` names (see
-    `pyopencl_hooks.held`); binaries written. `warm()` calls it too."""
-    store = default_store()
-    if store.in_memory:
-        return 0
-    # A device's clmodes batches, then the pyopencl programs built on its context.
-    written = sum(client.server.persist(store, used) + client.server.pyopencl.persist(store, used)
-                  for client in all_clients())
+def persist(used: set[str], runtimes: list[Runtime] | None = None) -> int:
+    """Capture the programs holding `used` kernels on every device of each runtime (all
+    live ones by default) into that runtime's store (nothing into one in memory), and the
+    pyopencl programs `used` names (see `pyopencl_hooks.held`); binaries written.
+    `warm()` calls it with its own runtime."""
+    written = 0
+    for runtime in live_runtimes() if runtimes is None else runtimes:
+        store = runtime.store
+        if store.in_memory:
+            continue
+        # A device's clmodes batches, then the pyopencl programs built on its context.
+        written += sum(client.server.persist(store, used)
+                       + client.server.pyopencl.persist(store, used)
+                       for client in runtime.clients())
     if written:
         log.info("persisted %d program binaries of the kernels used", written)
     return written

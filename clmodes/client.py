@@ -20,10 +20,13 @@ class Client:
     `clmodes.client(context=ctx)`: one adopting a user's context (`clmodes.adoption`)."""
 
     def __init__(self, device: Device, store: Callable[[], Store],
-                 context: cl.Context | None = None) -> None:
+                 context: cl.Context | None = None, runtime: object = None) -> None:
         """`store`: where its runtime keeps binaries (asked at each flush: the store can
-        be relocated)."""
+        be relocated). `runtime`: the `clmodes.runtime.Runtime` that made it, which its
+        streams' tunes, measurements and warms use (typed `object` here: the runtime
+        sits a layer above and knows clients, not the other way round)."""
         released.install()  # a buffer of this context released later must be refused
+        self.runtime = runtime
         self.server = DeviceServer(device, store, context)
         self._streams: dict[str, Stream] = {}
         self._lock = threading.Lock()
@@ -49,7 +52,7 @@ class Client:
         with self._lock:
             found = self._streams.get(name)
             if found is None:
-                found = self._streams[name] = Stream(self.server, name, queue)
+                found = self._streams[name] = Stream(self.server, name, queue, client=self)
             elif queue is not None and found.queue.int_ptr != queue.int_ptr:
                 raise ValueError(f"client.stream(name={name!r}, queue=...): a stream of that "
                                  f"name already has another queue on {self.device.label}")

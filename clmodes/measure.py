@@ -27,6 +27,7 @@ from collections.abc import Callable
 import pyopencl as cl
 import pyopencl.array as cla
 
+from clmodes.client import Client
 from clmodes.runtime import client
 from clmodes.errors import ClmodesError
 from clmodes.execution import StreamMode, StreamModeOverride
@@ -43,7 +44,8 @@ class NothingLaunched(ClmodesError):
 def measurement_stream(caller: Stream) -> Stream:
     """A stream of the caller's device for this thread's measurements: one per thread, so
     two threads measuring at once never capture each other's events."""
-    return client(caller.device).stream(f"clmodes.measure.{threading.get_ident()}")
+    owner = caller.client if isinstance(caller.client, Client) else client(caller.device)
+    return owner.stream(f"clmodes.measure.{threading.get_ident()}")
 
 
 def gather(stream: Stream, run: Run) -> set[str]:

@@ -14,6 +14,7 @@ from their own modules, which never import this one (no import circle).
 from __future__ import annotations
 
 import threading
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ import pyopencl as cl
 
 from clmodes.adoption import context_device
 from clmodes.client import Client
+from clmodes.stream import Stream
 from clmodes.device import Device
 from clmodes.selection import choose
 from clmodes.store.location import default_location
@@ -79,20 +81,24 @@ class Runtime:
         if context is not None:
             return self._adopt(context, device)
         chosen = choose(device, self.usability)
+        _live.add(self)
         with self._lock:
             found = self._clients.get(chosen.index)
             if found is None:
-                found = self._clients[chosen.index] = Client(chosen, lambda: self.store)
+                found = self._clients[chosen.index] = Client(chosen, lambda: self.store,
+                                                             runtime=self)
             return found
 
     def _adopt(self, context: cl.Context, device: object) -> Client:
         chosen = context_device(context, device)
+        _live.add(self)
         handle = context.int_ptr
         with self._lock:
             for each in (*self._clients.values(), *self._adopted.values()):
                 if each.context.int_ptr == handle:
                     return each
-            found = self._adopted[handle] = Client(chosen, lambda: self.store, context)
+            found = self._adopted[handle] = Client(chosen, lambda: self.store, context,
+                                                   runtime=self)
             return found
 
     def clients(self) -> list[Client]:
@@ -119,6 +125,15 @@ class Runtime:
             return self._probes
 
 
+_live: "weakref.WeakSet[Runtime]" = weakref.WeakSet()  # every runtime with a client
+
+
+def live_runtimes() -> list[Runtime]:
+    """Every runtime that made a client and is still alive (what a compile-mode override
+    closing persists: each runtime's clients into its own store)."""
+    return list(_live)
+
+
 _default: Runtime | None = None
 _default_lock = threading.Lock()
 
@@ -130,6 +145,14 @@ def default_runtime() -> Runtime:
         if _default is None:
             _default = Runtime()
         return _default
+
+
+def runtime_of(stream: Stream) -> Runtime:
+    """The runtime a stream belongs to (its client's), else the process's: what a tune,
+    a measurement or a warm on that stream uses, so that a stream of another `Runtime` is
+    never measured in a foreign context or recorded in a foreign store."""
+    owner = getattr(stream.client, "runtime", None)
+    return owner if isinstance(owner, Runtime) else default_runtime()
 
 
 def client(device: object = None, context: cl.Context | None = None) -> Client:

@@ -31,9 +31,12 @@ class Stream:
     """One named command queue of one device."""
 
     def __init__(self, server: "DeviceServer", name: str,
-                 queue: cl.CommandQueue | None = None) -> None:
-        """`queue`: a user's command queue to adopt (on the server's context)."""
+                 queue: cl.CommandQueue | None = None, client: object = None) -> None:
+        """`queue`: a user's command queue to adopt (on the server's context). `client`:
+        the `Client` whose stream it is (its runtime is the one tunes and measurements
+        on this stream use)."""
         self.name = name
+        self.client = client
         self.server = server
         self.queue = queue if queue is not None else cl.CommandQueue(
             server.context,

@@ -41,7 +41,7 @@ from clmodes.progress import TerminalProgress
 from clmodes.store import Store
 from clmodes.execution import usage
 from clmodes import capture, reads
-from clmodes.runtime import all_clients, default_runtime, default_store
+from clmodes.runtime import Runtime, default_runtime
 
 log = logging.getLogger("clmodes")
 
@@ -60,8 +60,12 @@ def _check_persistent(store: Store, allow_memory: bool) -> None:
 
 
 def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
-         allow_memory: bool = True) -> ExecutionStatistics:
+         allow_memory: bool = True, runtime: Runtime | None = None) -> ExecutionStatistics:
     """Warm `workload` (a zero-argument callable); return what it compiled and tuned.
+
+    `runtime`: whose store, tune cache and clients it warms (default: the process's, the
+    one `clmodes.client()` serves; a workload warmed into another runtime must launch on
+    that runtime's streams).
 
     Progress is drawn on `progress` (default: standard error) only if it is a terminal.
     A store that fell back to memory keeps nothing past this process: with
@@ -72,7 +76,8 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     """
     collector = StatisticsCollector()
     reader = StatisticsReader(collector)
-    store = default_store()
+    runtime = runtime or default_runtime()
+    store = runtime.store
     _check_persistent(store, allow_memory)
     started = time.perf_counter()
     with TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
@@ -80,24 +85,24 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
             outside.watching() as elsewhere:
         shown.phase = "gathering"
         with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector), \
-                default_runtime().tunes.noting_misses() as untuned:
+                runtime.tunes.noting_misses() as untuned:
             workload()
 
         def pending() -> int:
-            return sum(client.server.queued() for client in all_clients())
+            return sum(client.server.queued() for client in runtime.clients())
 
         missed = len(untuned)
         shown.found(missed, pending(), pending)
         shown.phase = "compiling and tuning"
         with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
-            for client in all_clients():
+            for client in runtime.clients():
                 client.server.flush()
             workload()
         shown.phase = "persisting"
-        capture.persist(used)
+        capture.persist(used, [runtime])
     # Another process may have committed a different winner for a key first (the first
     # recorded wins): forget what memory holds so every later call reads the store's.
-    default_runtime().tunes.forget()
+    runtime.tunes.forget()
     statistics = dataclasses.replace(reader.statistics(), outside=elsewhere.report())
     _check_gathered(workload, statistics, bool(used) or missed > 0)
     log.info("warmed %r in %.2f s: %s", workload, time.perf_counter() - started, statistics)

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from clmodes.runtime import default_runtime, default_store
+from clmodes.runtime import Runtime
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.nearest import nearest
 from clmodes.tune.verify import Verdict
@@ -22,11 +22,11 @@ from clmodes.tune.verify import Verdict
 log = logging.getLogger("clmodes")
 
 
-def graded_answer(key: TuneKey, current: Callable[[dict[str, Any]], bool],
+def graded_answer(runtime: Runtime, key: TuneKey, current: Callable[[dict[str, Any]], bool],
                   describe: str) -> dict[str, Any] | None:
     """The nearest current answer for `key`, stored graded (the record now stored); None
     if the store holds no decision for this key on another model that still holds."""
-    store = default_store()
+    store = runtime.store
     stored = store.tunes_on_models(key.tunable, key.key, key.candidates)
     stored.pop(key.model, None)
     stored = {m: r for m, r in stored.items() if r.get("grade", "exact") == "exact"}
@@ -40,11 +40,11 @@ def graded_answer(key: TuneKey, current: Callable[[dict[str, Any]], bool],
     return None
 
 
-def settle(key: TuneKey, record: dict[str, Any], verdict: Verdict,
+def settle(runtime: Runtime, key: TuneKey, record: dict[str, Any], verdict: Verdict,
            retune: Callable[[], dict[str, Any]], describe: str) -> str:
     """Rewrite an answer timed here (`tune.verify`): kept and marked verified, or tuned
     here in full (`retune`), the new record saying what it replaced; the winner."""
-    store = default_store()
+    store = runtime.store
     if verdict.kept:
         store.replace_tune(*key, {**record, "verified": verdict.as_record()})
         log.info("%s: %r (%s) verified here: %.3g s, runner-up %r %s", describe,
@@ -53,7 +53,7 @@ def settle(key: TuneKey, record: dict[str, Any], verdict: Verdict,
         return verdict.winner
     entry = {**retune(), "verified": verdict.as_record()}
     store.replace_tune(*key, entry)
-    default_runtime().tunes.replace(key, str(entry["winner"]))
+    runtime.tunes.replace(key, str(entry["winner"]))
     log.info("%s: %r (%s) re-tuned here: runner-up %r was faster (%s s vs %s s); now %r",
              describe, verdict.winner, verdict.was, verdict.runner_up, verdict.runner_up_s,
              verdict.winner_s, entry["winner"])

@@ -36,7 +36,7 @@ from clmodes.execution import Counter, ProcessMode, misses, process_mode, tally
 from clmodes.execution.misses import Miss, MissKind
 from clmodes.execution.usage import unrecorded
 from clmodes.measure import measurement_stream
-from clmodes.runtime import default_runtime, default_store
+from clmodes.runtime import runtime_of
 from clmodes.stream import Stream
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.keys import canonical_key
@@ -185,8 +185,8 @@ class Tunable:
                     first = gathered[0] if gathered else self.choices.start(stream.device).ask()[0]
                     return self._run(first, stream, args)
             misses.report(lambda: Miss(MissKind.TUNE, self.name, stream.device.label,
-                                       self._why_missed(key), key.key))
-            winner = default_runtime().tunes.tune_once(key, lambda: self._tune(stream, args, key))
+                                       self._why_missed(stream, key), key.key))
+            winner = runtime_of(stream).tunes.tune_once(key, lambda: self._tune(stream, args, key))
         elif key in self._unverified:
             winner = self._verified(stream, args, key, winner)
         return self._run(winner, stream, args)
@@ -194,12 +194,12 @@ class Tunable:
     def _graded(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> str | None:
         """Another device model's decision, graded (`tune.answers`), kept in memory."""
         with unrecorded():
-            record = graded_answer(key, lambda r: self._holds(r, stream, args, key),
-                                   self._describe(key))
+            record = graded_answer(runtime_of(stream), key,
+                                   lambda r: self._holds(r, stream, args, key), self._describe(key))
         if record is None:
             return None
         self._note_unverified(key, record)
-        return default_runtime().tunes.tune_once(key, lambda: str(record["winner"]))
+        return runtime_of(stream).tunes.tune_once(key, lambda: str(record["winner"]))
 
     def _holds(self, record: dict[str, Any], stream: Stream, args: tuple[object, ...],
                key: TuneKey) -> bool:
@@ -225,15 +225,15 @@ class Tunable:
         with unrecorded():
             verdict = verify.time_answer(record, self.choices.get, stream, args,
                                          self.measure_args, self._describe(key))
-            return settle(key, record, verdict, lambda: self._measured(stream, args, key).to_json(),
-                          self._describe(key))
+            return settle(runtime_of(stream), key, record, verdict,
+                          lambda: self._measured(stream, args, key).to_json(), self._describe(key))
 
-    def _why_missed(self, key: TuneKey) -> str:
+    def _why_missed(self, stream: Stream, key: TuneKey) -> str:
         """Why no decision served (`clmodes check`): a stale one's problem, else the store's."""
         stale = self._stale.get(key)
         if stale:
             return f"the stored decision no longer holds: {stale}"
-        return default_store().why_tune_missed(*key, bucketed=tuple(self.bucket))
+        return runtime_of(stream).store.why_tune_missed(*key, bucketed=tuple(self.bucket))
 
     def winner(self, stream: Stream, *args: object) -> str | None:
         """The cached winner for these arguments, if any (tunes nothing)."""
@@ -253,7 +253,7 @@ class Tunable:
         return f"tunable {self.name!r} key {key.key}"
 
     def _cached(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> str | None:
-        return default_runtime().tunes.winner(
+        return runtime_of(stream).tunes.winner(
             key, lambda record: self._current_or_dropped(record, stream, args, key))
 
     def _current_or_dropped(self, record: TuneRecord, stream: Stream,
@@ -265,7 +265,7 @@ class Tunable:
             self._note_unverified(key, record)
             return True
         self._stale[key] = problem
-        default_store().drop_stale_tune(*key, dict(record.source or record.to_json()))
+        runtime_of(stream).store.drop_stale_tune(*key, dict(record.source or record.to_json()))
         return False
 
     def _current(self, record: TuneRecord, stream: Stream, args: tuple[object, ...],
@@ -297,14 +297,14 @@ class Tunable:
     # -- a miss ------------------------------------------------------------------------
 
     def _tuner(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> Tuner:
-        return Tuner(key, self.choices, stream, args, default_store(), self.policy,
+        return Tuner(key, self.choices, stream, args, runtime_of(stream).store, self.policy,
                      self.measure_args, self._describe(key), self.budget, sharing.current(),
                      self.checking)
 
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
         with unrecorded():
             record = measure_or_adopt(
-                default_store(), (key.model, key.tunable, key.key, key.candidates),
+                runtime_of(caller).store, (key.model, key.tunable, key.key, key.candidates),
                 lambda: self._measure_and_record(caller, args, key),
                 lambda found: self._current(found, caller, args, key), self._describe(key))
         return record.winner
@@ -322,7 +322,7 @@ class Tunable:
                             key: TuneKey) -> TuneRecord:
         entry = self._measured(caller, args, key)
         written = entry.to_json()
-        kept = default_store().put_tune(*key, written)
+        kept = runtime_of(caller).store.put_tune(*key, written)
         if kept is written:
             return entry
         stored = decoded(kept)
