@@ -36,9 +36,9 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
     "includes device discovery kernel progress",
     "store batch released arginfo pointer_types launch_args launch_sizes launchable",
     "device_check selection adoption pyopencl_hooks programs server",
-    "stream client",
+    "stream clients",
     "runtime measure probing roofline tune capture",
-    "warm workload checking bundle",
+    "warming workload checking bundle",
     "fleet demo",
     "cli __main__ __init__",
 ))

@@ -5,7 +5,7 @@ Run real workload code so that its launches only gather and batch-compile their 
 The contract is docs/contract.md; its Public API lists every name exported here.
 """
 
-from clmodes.client import Client
+from clmodes.clients import Client
 from clmodes.runtime import client, usability
 from clmodes.device_check import Usability
 from clmodes.device import Device, DeviceDescription, Fingerprint
@@ -37,8 +37,20 @@ from clmodes.kernel import Kernel
 from clmodes.store import Store
 from clmodes.runtime import default_store, set_cache_dir
 from clmodes.stream import Stream
-from clmodes.tune import RacePolicy, Tolerance, Tunable, TuningSpace, Variant, kernel_variants
-from clmodes.warm import warm
+from clmodes.tune import (
+    Budget,
+    Exhaustive,
+    Genetic,
+    LocalSearch,
+    RacePolicy,
+    RandomSample,
+    Tolerance,
+    Tunable,
+    TuningSpace,
+    Variant,
+    kernel_variants,
+)
+from clmodes.warming import warm
 from clmodes.checking import CheckReport, check
 from clmodes.execution.misses import Miss, StrictMissError
 from clmodes import capture  # noqa: F401 - registers the override capture (capture.py)
@@ -81,6 +93,11 @@ __all__ = [
     "StreamModeOverride",
     "TuneError",
     "Tolerance",
+    "Budget",
+    "Exhaustive",
+    "Genetic",
+    "LocalSearch",
+    "RandomSample",
     "Tunable",
     "TuningSpace",
     "Usability",

@@ -25,7 +25,7 @@ from clmodes.execution import (
     process_mode,
 )
 from clmodes.kernel import Kernel
-from clmodes.warm import warm
+from clmodes.warming import warm
 
 SOURCE = """
 #ifndef FACTOR

@@ -27,7 +27,7 @@ from collections.abc import Callable
 import pyopencl as cl
 import pyopencl.array as cla
 
-from clmodes.client import Client
+from clmodes.clients import Client
 from clmodes.runtime import client
 from clmodes.errors import ClmodesError
 from clmodes.execution import StreamMode, StreamModeOverride

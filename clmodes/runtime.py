@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import pyopencl as cl
 
 from clmodes.adoption import context_device
-from clmodes.client import Client
+from clmodes.clients import Client
 from clmodes.stream import Stream
 from clmodes.device import Device
 from clmodes.selection import choose

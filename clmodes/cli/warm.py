@@ -11,7 +11,7 @@ from typing import Any
 
 from clmodes.runtime import all_clients
 from clmodes.runtime import default_store
-from clmodes.warm import warm
+from clmodes.warming import warm
 from clmodes.cli.devices import select_device
 from clmodes.cli.errors import UsageError
 from clmodes.workload import load_workload

@@ -55,7 +55,9 @@ def failure_line(error: BaseException) -> str:
 
 def run(workload_name: str, bundle_path: str) -> dict[str, Any]:
     # Imported here: the loader gives one-line errors for a bad MODULE:FUNCTION.
-    from clmodes import bundle, client, warm
+    from clmodes import bundle
+    from clmodes.runtime import client
+    from clmodes.warming import warm
     from clmodes.workload import load_workload
 
     workload = load_workload(workload_name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clmodes.client import Client
+from clmodes.clients import Client
 from clmodes.device import Device
 from clmodes.probing.result import ProbeResult
 from clmodes.runtime import client, default_runtime

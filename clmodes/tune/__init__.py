@@ -1,10 +1,13 @@
 """Autotuning: tunables, tuning spaces and search strategies (space.py, strategies.py,
 budget.py), racing candidates by profiling events (`clmodes.measure`), the
-tune cache (docs/contract.md, Autotune)."""
+tune cache (docs/contract.md, Autotune).
+
+What is exported here is the tuning vocabulary a user writes with. The machinery stays in
+its modules (`tune.cache.TuneCache`, `tune.cache.TuneKey`, `tune.strategies.run_search`,
+the driver of a strategy without OpenCL that benchmarks and tests use)."""
 
 from clmodes.tune import bucket
 from clmodes.tune.budget import Budget
-from clmodes.tune.cache import TuneCache, TuneKey
 from clmodes.tune.checking import Tolerance
 from clmodes.tune.racing import Measurement, RacePolicy
 from clmodes.tune.tunable import Tunable
@@ -18,7 +21,6 @@ from clmodes.tune.strategies import (
     RandomSample,
     Search,
     Strategy,
-    run_search,
 )
 from clmodes.tune.variants import Variant, grid, kernel_variants
 
@@ -34,14 +36,11 @@ __all__ = [
     "Search",
     "Strategy",
     "TuningSpace",
-    "run_search",
     "Measurement",
     "RacePolicy",
     "Tolerance",
-    "TuneKey",
     "Tunable",
     "Variant",
     "grid",
     "kernel_variants",
-    "TuneCache",
 ]

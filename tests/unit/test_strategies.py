@@ -14,8 +14,8 @@ from clmodes.tune import (
     LocalSearch,
     RandomSample,
     TuningSpace,
-    run_search,
 )
+from clmodes.tune.strategies import run_search
 
 SPACE = TuningSpace(
     {"MWG": [16, 32, 64, 128], "NWG": [16, 32, 64, 128], "MDIMC": [4, 8, 16], "NDIMC": [4, 8, 16],
