@@ -26,6 +26,7 @@ import pytest  # noqa: E402
 import clmodes  # noqa: E402
 from support import OCLGRIND_ERRORS, BuildSpy, device_id, is_oclgrind, test_devices  # noqa: E402
 from support.devices import unusable_devices  # noqa: E402
+from support.subprocesses import RUNTIMES, require_runtime  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -70,6 +71,13 @@ def client(request: pytest.FixtureRequest, capfd: pytest.CaptureFixture[str]):
             pytest.fail(f"Oclgrind reported errors:\n{reported[:4000]}")
         return
     yield clmodes.client(device)
+
+
+@pytest.fixture(params=list(RUNTIMES.values()), ids=list(RUNTIMES))
+def runtime(request: pytest.FixtureRequest) -> str:
+    """A `CLMODES_DEVICE` selector of each CPU runtime the cross-process tests run on (a
+    skip with the reason where none of it is usable)."""
+    return require_runtime(request.param)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from pathlib import Path
 import clmodes
 from clmodes.store import FILENAME
 from support.subprocesses import environment, last_json, run_python, spawn_python
+from support.faults import assert_attached
 
 
 def fresh_process_tune(name: str, n: int, cache_dir: Path) -> dict:
@@ -41,14 +42,6 @@ def test_store_location_follows_env_and_api(tmp_path):
         assert clmodes.default_store() is store
     finally:
         clmodes.set_cache_dir(os.environ["CLMODES_CACHE_DIR"])
-
-
-def assert_attached(tmp_path: Path, stderrs: list[str]) -> None:
-    """No process detached from the shared store: none fell back to memory, failed a
-    write or moved the live file aside (each of those logs a "clmodes store" warning)."""
-    for stderr in stderrs:
-        assert "clmodes store" not in stderr, stderr
-    assert not list(tmp_path.glob("*.corrupt-*"))
 
 
 def test_four_processes_tune_the_same_keys(tmp_path):

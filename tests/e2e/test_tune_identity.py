@@ -9,20 +9,14 @@ import json
 import sqlite3
 import uuid
 
-import pytest
 
 from clmodes.store import FILENAME
-from support.subprocesses import RUNTIMES, require_runtime, run_reporting, spawn_python
+from support.subprocesses import run_reporting, spawn_python
 
 
 
 def tune(cache_dir, runtime: str, name: str, **edits) -> dict:
     return run_reporting("editing", cache_dir, runtime, name, **edits)
-
-
-@pytest.fixture(params=list(RUNTIMES.values()), ids=list(RUNTIMES))
-def runtime(request) -> str:
-    return require_runtime(request.param)
 
 
 def test_an_edited_kernel_is_measured_again(tmp_path, runtime):

@@ -10,17 +10,11 @@ import sqlite3
 import time
 import uuid
 
-import pytest
 
 from clmodes.store import FILENAME
-from support.subprocesses import RUNTIMES, require_runtime, run_reporting, spawn_python
+from support.subprocesses import run_reporting, spawn_python
 
 FULL = 22  # support.spaced.space(): 11 (ITEMS, WG) pairs x 2 bodies
-
-
-@pytest.fixture(params=list(RUNTIMES.values()), ids=list(RUNTIMES))
-def runtime(request) -> str:
-    return require_runtime(request.param)
 
 
 def tune(cache_dir, runtime: str, name: str, **options) -> dict:

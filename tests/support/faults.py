@@ -57,3 +57,11 @@ def aside_files(directory: Path) -> list[Path]:
     """The corrupt store files moved aside (the database files, not their -wal/-shm)."""
     return [p for p in Path(directory).glob(f"{FILENAME}.corrupt-*")
             if not p.name.endswith(("-wal", "-shm"))]
+
+
+def assert_attached(tmp_path: Path, stderrs: list[str]) -> None:
+    """No process detached from the shared store: none fell back to memory, failed a
+    write or moved the live file aside (each of those logs a "clmodes store" warning)."""
+    for stderr in stderrs:
+        assert "clmodes store" not in stderr, stderr
+    assert not list(tmp_path.glob("*.corrupt-*"))

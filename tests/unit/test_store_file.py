@@ -6,7 +6,6 @@ import os
 import sqlite3
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -99,14 +98,6 @@ def test_first_recorded_winner_is_kept(tmp_path):
     store = Store(tmp_path)
     assert store.put_tune("m", "t", "k", "c", {"winner": "a"})["winner"] == "a"
     assert store.put_tune("m", "t", "k", "c", {"winner": "b"})["winner"] == "a"
-
-
-def assert_attached(tmp_path: Path, stderrs: list[str]) -> None:
-    """No process detached from the shared store: none fell back to memory, failed a
-    write or moved the live file aside (each of those logs a "clmodes store" warning)."""
-    for stderr in stderrs:
-        assert "clmodes store" not in stderr, stderr
-    assert not list(tmp_path.glob("*.corrupt-*"))
 
 
 def test_a_tune_inside_a_deferral_reads_back_the_stored_winner(tmp_path):
