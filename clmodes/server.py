@@ -20,23 +20,22 @@ driver that ignores `#line` file names) falls back to halving.
 
 from __future__ import annotations
 
-import functools
 import logging
-import re
 import threading
-import time
 from collections.abc import Callable, Sequence
 
 import pyopencl as cl
 
-from clmodes import compiler_output, programs, pyopencl_hooks
+from clmodes import programs, pyopencl_hooks
+from clmodes.building import BUILD_OPTIONS, build_batch, build_log
 from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, plan, prepare
 from clmodes.batch.limits import max_units
 from clmodes.batch.unit import Unit
 from clmodes.device import Device
 from clmodes.errors import ClmodesError, KernelBuildError
-from clmodes.execution import Counter, LaunchMode, misses, tally, usage
-from clmodes.execution.misses import Miss, MissKind, StrictMissError
+from clmodes.execution import Counter, LaunchMode, tally, usage
+from clmodes.execution.misses import StrictMissError
+from clmodes.store.misses import report_kernel_misses
 from clmodes.kernel import Kernel
 from clmodes.launchable import Launchable
 from clmodes.programs import HeldProgram, ObtainedKernel
@@ -47,7 +46,6 @@ from clmodes.store import Store
 log = logging.getLogger("clmodes")
 
 # Always requested: argument info lets launches check and convert arguments by name.
-BUILD_OPTIONS = ("-cl-kernel-arg-info",)
 
 # Enum members as module constants: the launch path compares against them every launch.
 _QUEUE, _COMPILE = LaunchMode.QUEUE, LaunchMode.COMPILE
@@ -137,19 +135,12 @@ class DeviceServer:
     def _report_misses(self, kernels: list[Kernel], store: Store) -> bool:
         """Report each kernel about to be built from source (`clmodes check`); under
         `CLMODES_STRICT=1` each fails with the miss instead. False: nothing to build."""
-        exact = self.device.fingerprint.exact
         try:
-            for kernel in kernels:
-                misses.report(functools.partial(self._miss, store, exact, kernel))
+            report_kernel_misses(store, self.device, kernels)
         except StrictMissError as error:
-            for kernel in kernels:
-                self._failed[kernel.key] = error
+            self._failed.update(dict.fromkeys((k.key for k in kernels), error))
             return False
         return True
-
-    def _miss(self, store: Store, exact: str, kernel: Kernel) -> Miss:
-        why = store.why_kernel_missed(exact, kernel.key, kernel.name, kernel.descriptor())
-        return Miss(MissKind.KERNEL, kernel.name, self.device.label, why)
 
     def macros_for(self, options: tuple[str, ...]) -> CompilerMacros:
         """What this device's compiler predefines under these build options."""
@@ -202,7 +193,7 @@ class DeviceServer:
         try:
             program = self._build(batch)
         except cl.Error as error:
-            self._isolate(batch, kernels, _build_log(error))
+            self._isolate(batch, kernels, build_log(error))
             return
         self._hold(batch, program, kernels)
 
@@ -237,23 +228,7 @@ class DeviceServer:
         self._adopt(held, [k for k in kernels if k.unit_key in units], Counter.COMPILED)
 
     def _build(self, batch: Batch, counted: bool = True) -> cl.Program:
-        """One real `Program.build`, bypassing pyopencl's own (pickle-based) cache."""
-        program = cl.Program(cl._cl._Program(self.context, batch.source))
-        program._source = batch.source  # else pyopencl's attribute lookup asks the driver for a kernel named "_source"
-        if counted:
-            tally(Counter.BUILDS)
-        started = time.perf_counter()
-        with compiler_output.logged(f"{len(batch.units)} units on {self.device.label}"):
-            program.build(options=[*BUILD_OPTIONS, *batch.options], devices=[self.device.cl_device])
-        log.debug(
-            "built %d units on %s in %.3f s",
-            len(batch.units), self.device.label, time.perf_counter() - started,
-        )
-        output = program.get_build_info(self.device.cl_device, cl.program_build_info.LOG).strip()
-        if output:
-            log.debug("compiler output for %d units on %s:\n%s",
-                      len(batch.units), self.device.label, output)
-        return program
+        return build_batch(self.context, self.device, batch, counted)
 
     def _adopt(self, held: HeldProgram, kernels: list[Kernel], counter: Counter) -> list[Kernel]:
         """Create the kernels of a held program and count them as compiled or loaded.
@@ -348,12 +323,3 @@ class DeviceServer:
         if verdict is _COMPILE:
             return None
         return launchable.enqueue(queue, global_size, local_size, args)
-
-
-def _build_log(error: cl.Error) -> str:
-    """The compiler's log, without pyopencl's repeated 'clBuildProgram failed' preamble."""
-    text = str(error)
-    match = re.search(r"Build on <[^>]*>:\s*", text)
-    if match:
-        text = text[match.end():]
-    return text.split("\n(options:")[0].strip() or "(the compiler wrote no log)"

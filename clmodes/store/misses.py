@@ -10,10 +10,14 @@ stored for its tunable. The table is local to a store: bundles never carry it.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
-from clmodes.device import differing_fields, fingerprint_fields, model_of
+from clmodes.device import Device, differing_fields, fingerprint_fields, model_of
+from clmodes.execution import misses
+from clmodes.execution.misses import Miss, MissKind
+from clmodes.kernel import Kernel
 from clmodes.store.schema import FORMAT_VERSION
 from clmodes.store.transactions import Database
 
@@ -87,6 +91,20 @@ def describe_changes(stored: Descriptor, now: Descriptor) -> str:
     if stored.get("includes") != now.get("includes"):
         changes.append("a file it includes")
     return "; ".join(changes)
+
+
+def report_kernel_misses(db: Database, device: Device, kernels: list[Kernel]) -> None:
+    """Report each kernel about to be built from source as a miss, its reason asked of
+    the store only if someone listens (`clmodes.execution.misses`); raises
+    `StrictMissError` at the first one under `CLMODES_STRICT=1`."""
+    exact = device.fingerprint.exact
+    for kernel in kernels:
+        misses.report(functools.partial(_kernel_miss, db, exact, device.label, kernel))
+
+
+def _kernel_miss(db: Database, exact: str, label: str, kernel: Kernel) -> Miss:
+    why = why_kernel_missed(db, exact, kernel.key, kernel.name, kernel.descriptor())
+    return Miss(MissKind.KERNEL, kernel.name, label, why)
 
 
 def why_tune_missed(db: Database, model: str, tunable: str, key: str, candidates: str,

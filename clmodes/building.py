@@ -1,0 +1,53 @@
+"""One real build of a batch from source, and the log of one that failed.
+
+Why a `Program` around `_cl._Program` and not `cl.Program(context, source)`: pyopencl's
+own build path consults its binary cache (pickle files under the user cache), which would
+let a stale or foreign binary stand in for a build, and count as no build at all; clmodes'
+store plays that part (keyed by exact device, counted, shipped). The compiler's output
+goes to the `clmodes` logger at DEBUG, never to a warning a user did not ask for.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+
+import pyopencl as cl
+
+from clmodes import compiler_output
+from clmodes.batch import Batch
+from clmodes.device import Device
+from clmodes.execution import Counter, tally
+
+log = logging.getLogger("clmodes")
+
+# Every clmodes build: launches check and convert arguments by their declared types.
+BUILD_OPTIONS = ("-cl-kernel-arg-info",)
+
+
+def build_batch(context: cl.Context, device: Device, batch: Batch, counted: bool = True) -> cl.Program:
+    """Build `batch` on `device`; `counted`: a build that obtains kernels (`builds`),
+    not one made only to capture a binary."""
+    program = cl.Program(cl._cl._Program(context, batch.source))
+    program._source = batch.source  # else pyopencl's attribute lookup asks the driver for a kernel named "_source"
+    if counted:
+        tally(Counter.BUILDS)
+    started = time.perf_counter()
+    with compiler_output.logged(f"{len(batch.units)} units on {device.label}"):
+        program.build(options=[*BUILD_OPTIONS, *batch.options], devices=[device.cl_device])
+    log.debug("built %d units on %s in %.3f s", len(batch.units), device.label,
+              time.perf_counter() - started)
+    output = program.get_build_info(device.cl_device, cl.program_build_info.LOG).strip()
+    if output:
+        log.debug("compiler output for %d units on %s:\n%s", len(batch.units), device.label, output)
+    return program
+
+
+def build_log(error: cl.Error) -> str:
+    """The compiler's log, without pyopencl's repeated 'clBuildProgram failed' preamble."""
+    text = str(error)
+    match = re.search(r"Build on <[^>]*>:\s*", text)
+    if match:
+        text = text[match.end():]
+    return text.split("\n(options:")[0].strip() or "(the compiler wrote no log)"
