@@ -58,3 +58,18 @@ def stale_candidates(
         if run is None or identity is None or current_identity(run, stream, args) != identity:
             stale.append(name)
     return stale
+
+
+def decision_problem(winner: str, identities: Mapping[str, str] | None,
+                     lookup: Callable[[str], Candidate | None], stream: Stream,
+                     args: tuple[object, ...]) -> str | None:
+    """Why a stored decision does not hold for the code as it is now (None: it holds):
+    its winner is gone, it records no identities, or candidates launch other kernels."""
+    if lookup(winner) is None:
+        return f"its winner {winner!r} is not a candidate"
+    if identities is None or winner not in identities:
+        return "it records no kernel identities (made by an older clmodes)"
+    stale = stale_candidates(identities, lookup, stream, args)
+    if stale:
+        return f"{len(stale)} candidate(s) launch other kernels now (e.g. {stale[0]!r})"
+    return None

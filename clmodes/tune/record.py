@@ -144,6 +144,16 @@ class TuneRecord:
     source: Mapping[str, Any] | None = dataclasses.field(default=None, compare=False,
                                                          repr=False)
 
+    def summary(self) -> str:
+        """"'a' (1.2e-05 s median); runner-up 'b' 1.31x; 8 measured of 16 in 0.42 s"."""
+        measured = list(self.measurements.values())
+        best = (measured[0].median_s or 0.0) if measured else 0.0
+        runner_up = (f"; runner-up {list(self.measurements)[1]!r} "
+                     f"{(measured[1].median_s or 0.0) / best:.2f}x"
+                     if len(measured) > 1 and best else "")
+        return (f"{self.winner!r} ({best:.3g} s median){runner_up}; {self.measured_here or 0} "
+                f"measured of {self.space_size or 0} in {self.tune_seconds or 0.0:.2f} s")
+
     @property
     def winner_measurement(self) -> CandidateMeasurement | None:
         return self.measurements.get(self.winner)

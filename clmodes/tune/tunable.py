@@ -48,7 +48,7 @@ from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
 from clmodes.tune import sharing
 from clmodes.tune.coordination import measure_or_adopt
-from clmodes.tune.identity import stale_candidates
+from clmodes.tune.identity import decision_problem
 from clmodes.tune.checking import Tolerance
 from clmodes.tune.record import TuneRecord, decoded
 from clmodes.tune.racing import RacePolicy
@@ -276,19 +276,9 @@ class Tunable:
     def _problem(self, record: TuneRecord, stream: Stream, args: tuple[object, ...],
                  key: TuneKey, warn: bool = False) -> str | None:
         """Why a stored decision does not hold for the code as it is now (None: it holds)."""
-        identities, winner = record.identities, record.winner
-        problem = None
-        if self.choices.get(winner) is None:
-            problem = f"its winner {winner!r} is not a candidate"
-        elif identities is None or winner not in identities:
-            problem = "it records no kernel identities (made by an older clmodes)"
-        else:
-            with unrecorded():
-                stale = stale_candidates(identities, self.choices.get,
-                                         measurement_stream(stream), args)
-            if stale:
-                problem = (f"{len(stale)} candidate(s) launch other kernels now "
-                           f"(e.g. {stale[0]!r})")
+        with unrecorded():
+            problem = decision_problem(record.winner, record.identities, self.choices.get,
+                                       measurement_stream(stream), args)
         if problem and warn:
             log.warning("%s: stored tune result not used: %s; measuring again",
                         self._describe(key), problem)
@@ -331,10 +321,4 @@ class Tunable:
         return stored
 
     def _log_decision(self, caller: Stream, key: TuneKey, entry: TuneRecord) -> None:
-        measured = list(entry.measurements.values())
-        best = measured[0].median_s or 0.0
-        runner_up = (f"; runner-up {list(entry.measurements)[1]!r} "
-                     f"{(measured[1].median_s or 0.0) / best:.2f}x" if len(measured) > 1 else "")
-        log.info("%s tuned on %s: %r (%.3g s median)%s; %d measured of %d in %.2f s",
-                 self._describe(key), caller.device.label, entry.winner, best, runner_up,
-                 entry.measured_here or 0, entry.space_size or 0, entry.tune_seconds or 0.0)
+        log.info("%s tuned on %s: %s", self._describe(key), caller.device.label, entry.summary())
