@@ -17,7 +17,7 @@ from clmodes.cli.errors import UsageError
 from clmodes.cli.render import emit
 from clmodes.cli.tune_render import forget_text, list_text, plot_text, show_text
 from clmodes.runtime import default_runtime, default_store
-from clmodes.tune import report
+from clmodes.tune import report, selecting
 
 
 def _model(args: argparse.Namespace) -> str | None:
@@ -37,7 +37,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def _selected(args: argparse.Namespace) -> list[report.TunedKey]:
     store = default_store()
-    return report.entries_of(store, report.select(store, args.tunable, args.key, _model(args)))
+    return report.entries_of(store, selecting.select(store, args.tunable, args.key, _model(args)))
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -69,8 +69,8 @@ def run_plot(args: argparse.Namespace) -> int:
 def run_forget(args: argparse.Namespace) -> int:
     """Delete the selected entries so the next call of those keys tunes them again."""
     store = default_store()
-    rows = report.select(store, args.tunable, args.key, _model(args))
-    deleted = report.forget(store, rows)
+    rows = selecting.select(store, args.tunable, args.key, _model(args))
+    deleted = selecting.forget(store, rows)
     default_runtime().tunes.forget()  # this process's memory, were a tune to follow
     emit(args.json, {"store": store.location, "deleted": deleted,
                      "entries": [{"model": r.model, "tunable": r.tunable, "key": r.tune_key}

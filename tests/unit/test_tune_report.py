@@ -13,7 +13,7 @@ import platform
 import pytest
 
 from clmodes.store import FORMAT_VERSION, Store, StoreEntries, TuneRow
-from clmodes.tune import report
+from clmodes.tune import report, selecting
 
 MODEL = "PoCL | some cpu | 2CU | host memory | OpenCL 3.0"
 RECORD = {
@@ -108,24 +108,24 @@ def test_hostile_records_are_skipped_or_read_field_by_field(caplog):
 def test_select_by_exact_canonical_or_partial_key_and_errors_name_what_exists():
     store = store_with(("mm", '{"M":8,"N":16}', RECORD), ("mm", '{"M":8,"N":32}', RECORD),
                        ("sm", '{"R":4}', RECORD))
-    assert [r.tune_key for r in report.select(store, "mm", '{"N": 16, "M": 8}')] == ['{"M":8,"N":16}']
-    assert [r.tune_key for r in report.select(store, "mm", '"N":32')] == ['{"M":8,"N":32}']
-    assert len(report.select(store, "mm")) == 2
+    assert [r.tune_key for r in selecting.select(store, "mm", '{"N": 16, "M": 8}')] == ['{"M":8,"N":16}']
+    assert [r.tune_key for r in selecting.select(store, "mm", '"N":32')] == ['{"M":8,"N":32}']
+    assert len(selecting.select(store, "mm")) == 2
     with pytest.raises(report.NoTuneEntryError, match=r"ambiguous: it is part of 2 keys"):
-        report.select(store, "mm", '"M":8')
+        selecting.select(store, "mm", '"M":8')
     with pytest.raises(report.NoTuneEntryError, match=r"has no key '\{\"M\":9\}'; its keys: "):
-        report.select(store, "mm", '{"M":9}')
+        selecting.select(store, "mm", '{"M":9}')
     with pytest.raises(report.NoTuneEntryError, match=r"'nope'; tuned here: mm, sm"):
-        report.select(store, "nope")
+        selecting.select(store, "nope")
     with pytest.raises(report.NoTuneEntryError, match="the store has none"):
-        report.select(Store(None), "mm")
+        selecting.select(Store(None), "mm")
 
 
 def test_forget_deletes_exactly_the_selected_entries_readable_or_not():
     store = store_with(("mm", '{"M":8}', RECORD), ("mm", '{"M":9}', "garbage"), ("sm", "{}", RECORD))
-    assert report.forget(store, report.select(store, "mm", '{"M":8}')) == 1
+    assert selecting.forget(store, selecting.select(store, "mm", '{"M":8}')) == 1
     assert [(r.tunable, r.tune_key) for r in store.tune_rows()] == [("mm", '{"M":9}'), ("sm", "{}")]
-    assert report.forget(store, report.select(store, "mm")) == 1  # the unreadable one too
+    assert selecting.forget(store, selecting.select(store, "mm")) == 1  # the unreadable one too
     assert [r.tunable for r in store.tune_rows()] == ["sm"]
 
 
