@@ -38,6 +38,7 @@ from clmodes.tune.racing import Measurement, RacePolicy, race, separated
 from clmodes.tune.record import SpreadInfo, TuneRecord
 from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
+from clmodes.tune.strategies.running import drive
 
 log = logging.getLogger("clmodes")
 
@@ -110,11 +111,8 @@ class Tuner:
         self.checker.start(inputs)  # a snapshot, before any candidate writes them
         search = self.candidates.start(self.caller.device)
         search.tell(self._reuse(inputs))
-        while not self._exhausted():
-            generation = self._limit(search.ask())
-            if not generation:
-                break
-            search.tell(self._measure(generation, inputs))
+        drive(search, lambda generation: self._measure(generation, inputs), self._limit,
+              self._exhausted)
         if self.sharing is not None:
             return TuneRecord.from_json(self.sharing.decide(
                 self._shared_key(), lambda: self._decide(inputs).to_json()))
