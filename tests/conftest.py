@@ -86,6 +86,15 @@ def stream(client: clmodes.Client) -> clmodes.Stream:
 
 
 @pytest.fixture
+def own_store(tmp_path):
+    """A store of the test's own: what it tunes is not answered from another device's
+    decisions (graded nearest-device answers) that earlier tests left in the session's."""
+    store = clmodes.set_cache_dir(tmp_path / "own-store")
+    yield store
+    clmodes.set_cache_dir(os.environ["CLMODES_CACHE_DIR"])
+
+
+@pytest.fixture
 def build_spy(monkeypatch: pytest.MonkeyPatch) -> BuildSpy:
     """Every real `pyopencl.Program.build` of the test (see `support.BuildSpy`)."""
     return BuildSpy().install(monkeypatch)

@@ -899,8 +899,9 @@ def _small_buffers(stream, M, K, N, seed):
     return arrays, outs
 
 
-def test_compile_only_builds_nothing_then_tunes_then_nothing_left(stream, collector, build_spy):
-    M, K, N = 23, 31, 29  # shapes no other test tunes
+def test_compile_only_builds_nothing_then_tunes_then_nothing_left(stream, collector, build_spy,
+                                                                  own_store):
+    M, K, N = 23, 31, 29  # shapes no other test tunes (and a store no other device's answers)
     arrays, outs = _small_buffers(stream, M, K, N, seed=60)
     with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector):
         _small_workload(stream, arrays, outs)
@@ -925,7 +926,7 @@ def test_compile_only_builds_nothing_then_tunes_then_nothing_left(stream, collec
     np.testing.assert_allclose(outs["sum0"].get(), ew.sum(axis=0), rtol=1e-4, atol=1e-4)
 
 
-def test_compile_and_autotune_leaves_outputs_and_inputs_untouched(stream, collector):
+def test_compile_and_autotune_leaves_outputs_and_inputs_untouched(stream, collector, own_store):
     arrays, outs = _small_buffers(stream, 17, 13, 11, seed=70)
     inputs_before = [x.get().tobytes() for x in arrays]
     for _ in range(2):  # a miss (tunes on scratch copies), then a hit (winner dropped)
