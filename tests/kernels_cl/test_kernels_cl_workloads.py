@@ -101,7 +101,7 @@ def test_warming_mlp_in_a_fresh_process(on_device, monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["mlp", "attention"])
-def test_warming_a_workload_in_process(on_device, monkeypatch, name, build_spy):
+def test_warming_a_workload_in_process(on_device, monkeypatch, name, build_spy, own_store):
     sizes(monkeypatch, batch=2, hidden=19, layers=1, classes=6, seq=7, seed=4)  # untuned shapes
     gathered, tuned, executed = (clmodes.StatisticsCollector() for _ in range(3))
     with ProcessModeOverride(ProcessMode.COMPILE_ONLY, gathered):
