@@ -43,7 +43,7 @@ __kernel void k{n}(__global float *out, __global const float *a, __global const 
 GLOBAL, LOCAL = (4096,), (64,)
 RUN = r"""
 import json, sys, time, numpy as np, pyopencl as cl
-platform = [p for p in cl.get_platforms() if "Portable" in p.name][0]
+platform = [p for p in cl.get_platforms() if p.version == sys.argv[3]][0]
 device = platform.get_devices()[0]
 context = cl.Context([device]); queue = cl.CommandQueue(context)
 binary = open(sys.argv[1], "rb").read()
@@ -61,12 +61,14 @@ print(json.dumps({"build_s": built - started, "launches_s": done - built}))
 """
 
 
-def capture(count: int) -> tuple[bytes, list[str]]:
+def capture(count: int) -> tuple[bytes, list[str], str]:
     import numpy as np
     import pyopencl as cl
 
-    platform = next(p for p in cl.get_platforms() if "Portable" in p.name)
-    device = platform.get_devices()[0]
+    import clmodes
+
+    device = next(d.cl_device for d in clmodes.devices()  # the first PoCL here that builds
+                  if d.fingerprint.vendor == "PoCL" and clmodes.usability(d).usable)
     context = cl.Context([device])
     queue = cl.CommandQueue(context)
     names = [f"k{n}" for n in range(count)]
@@ -76,7 +78,7 @@ def capture(count: int) -> tuple[bytes, list[str]]:
         kernel = cl.Kernel(program, name)
         kernel.set_args(bufs[0], bufs[1], bufs[2], np.int32(16))
         cl.enqueue_nd_range_kernel(queue, kernel, GLOBAL, LOCAL).wait()
-    return bytes(program.get_info(cl.program_info.BINARIES)[0]), names
+    return bytes(program.get_info(cl.program_info.BINARIES)[0]), names, device.platform.version
 
 
 def without_native(binary: bytes) -> bytes:
@@ -97,9 +99,9 @@ def without_native(binary: bytes) -> bytes:
     return bytes(out)
 
 
-def run(path: Path, names: list[str], folder: Path) -> dict:
+def run(path: Path, names: list[str], folder: Path, platform: str) -> dict:
     with tempfile.TemporaryDirectory(dir=folder) as cache:
-        out = subprocess.run([sys.executable, "-c", RUN, str(path), ",".join(names)],
+        out = subprocess.run([sys.executable, "-c", RUN, str(path), ",".join(names), platform],
                              capture_output=True, text=True, check=True,
                              env={**os.environ, "POCL_CACHE_DIR": cache})
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -116,7 +118,7 @@ def main() -> None:
         options.kernels, options.reps = 2, 1
     sys.path.insert(0, str(benchlib.ROOT))
     folder = Path(tempfile.mkdtemp(prefix="clmodes-pocl-native-"))
-    binary, names = capture(options.kernels)
+    binary, names, platform = capture(options.kernels)
     forms = {"captured": binary, "bitcode only": without_native(binary)}
     paths = {}
     for name, data in forms.items():
@@ -126,7 +128,7 @@ def main() -> None:
     for rep in range(options.reps):
         order = list(forms) if rep % 2 == 0 else list(reversed(forms))
         for name in order:
-            samples[name].append(run(paths[name], names, folder))
+            samples[name].append(run(paths[name], names, folder, platform))
     results = {"kernels": options.kernels, "load_1min": os.getloadavg()[0],
                "specialization": os.environ.get("POCL_WORK_GROUP_SPECIALIZATION", "default")}
     for name, runs in samples.items():

@@ -4,7 +4,7 @@
     python ci/bench/bench_probe.py [--json OUT] [--copy-mib N] [--matmul N] [--reps N] [--smoke]
 
 The device: `$CLMODES_DEVICE` selects (an index into `clmodes devices`, or a substring of
-"platform / device"); unset, PoCL. Intel's CPU runtime, when installed in this environment
+"platform / device"); unset, the first usable PoCL, else the first usable device. Intel's CPU runtime, when installed in this environment
 (`pip install '.[intel]'`), registers itself (`clmodes.icd`), and `CLMODES_DEVICE=intel`
 selects it.
 
@@ -50,8 +50,9 @@ from benchlib import samples, write_json  # noqa: E402
 def _device() -> clmodes.Client:
     if os.environ.get("CLMODES_DEVICE"):
         return clmodes.client()
-    pocl = [d for d in clmodes.devices() if d.fingerprint.vendor == "PoCL"]
-    return clmodes.client(pocl[0] if pocl else None)
+    pocl = [d for d in clmodes.devices()
+            if d.fingerprint.vendor == "PoCL" and clmodes.usability(d).usable]
+    return clmodes.client(pocl[0] if pocl else None)  # else the first usable device
 
 
 def numpy_copy(mib: int, reps: int) -> dict:

@@ -42,6 +42,7 @@ class Bench:
     long: bool = False
     needs: tuple[str, ...] = ()
     smoke: str = "run"
+    runtime: str | None = None  # a runtime it needs a usable device of ("PoCL")
 
 
 BENCHES: tuple[Bench, ...] = (
@@ -70,7 +71,7 @@ BENCHES: tuple[Bench, ...] = (
           "bundle, against its size", devices="none", long=True),
     Bench("pocl_native", "bench_pocl_native.py", "PoCL's first launches from imported "
           "binaries with and without their shared objects", devices="first", long=True,
-          needs=()),
+          runtime="PoCL"),
     Bench("pyopencl_code", "bench_pyopencl_code.py", "a pyopencl-array workload: cold "
           "pyopencl against a warmed clmodes process", devices="each", long=True),
     Bench("fleet", "bench_fleet.py", "fleet warm over a two-node Ray cluster against "
@@ -83,8 +84,16 @@ def by_name() -> dict[str, Bench]:
 
 
 def missing(bench: Bench) -> list[str]:
-    """The modules `bench` needs that are not installed."""
-    return [name for name in bench.needs if importlib.util.find_spec(name) is None]
+    """The modules `bench` needs that are not installed, and the runtime it needs where
+    no device of it here can build (`clmodes.usability`)."""
+    absent = [name for name in bench.needs if importlib.util.find_spec(name) is None]
+    if bench.runtime is not None:
+        import clmodes
+
+        if not any(d.fingerprint.vendor == bench.runtime and clmodes.usability(d).usable
+                   for d in clmodes.devices()):
+            absent.append(f"a usable {bench.runtime} device")
+    return absent
 
 
 def command(bench: Bench, out: Path, *, smoke: bool = False,

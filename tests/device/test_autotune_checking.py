@@ -139,7 +139,9 @@ def test_floats_agree_within_rounding_and_not_beyond(stream):
     lenient = Tunable(unique(), key=lambda out, x, n: {"n": n}, candidates=candidates,
                       reference="reference", tolerance=Tolerance(rtol=1e-2))
     lenient(stream, out, x, N)
-    assert record_of(lenient, stream, (out, x, N))["winner"] == "off"
+    accepted = record_of(lenient, stream, (out, x, N))
+    # Within 1% it is a candidate like the others (measured, free to win on speed alone).
+    assert "off" not in accepted["dropped"] and "off" in accepted["measurements"]
 
 
 def test_a_space_config_that_forgets_the_tail_is_dropped(stream):
