@@ -9,10 +9,11 @@ a key is measured and counted once. If the tuner fails, one waiter takes over.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import NamedTuple
 
+from clmodes.execution.registry import LiveRegistry
 from clmodes.store.store import Store
 from clmodes.tune.record import TuneRecord, decoded
 
@@ -32,7 +33,7 @@ class TuneCache:
         self._winners: dict[TuneKey, str] = {}
         self._inflight: dict[TuneKey, threading.Event] = {}
         self._lock = threading.Lock()
-        self._noting: tuple[set[TuneKey], ...] = ()  # open `noting_misses` sets
+        self._noting: LiveRegistry[set[TuneKey]] = LiveRegistry()  # open `noting_misses` sets
 
     def winner(self, key: TuneKey,
                current: Callable[[TuneRecord], bool] | None = None) -> str | None:
@@ -44,24 +45,16 @@ class TuneCache:
             record = decoded(self._store().get_tune(*key))
             if record is not None and (current is None or current(record)):
                 found = self._winners[key] = record.winner
-        if found is None and self._noting:
+        if found is None and self._noting.live:
             with self._lock:
-                for missed in self._noting:
+                for missed in self._noting.live:
                     missed.add(key)
         return found
 
-    @contextmanager
-    def noting_misses(self) -> Iterator[set[TuneKey]]:
+    def noting_misses(self) -> AbstractContextManager[set[TuneKey]]:
         """The keys asked for meanwhile that had no winner: after a warm's gathering pass,
         the keys its tuning pass will tune (its progress line's total)."""
-        missed: set[TuneKey] = set()
-        with self._lock:
-            self._noting = (*self._noting, missed)
-        try:
-            yield missed
-        finally:
-            with self._lock:
-                self._noting = tuple(s for s in self._noting if s is not missed)
+        return self._noting.holding(set())
 
     def tune_once(self, key: TuneKey, tune: Callable[[], str]) -> str:
         """Run `tune` unless another thread is tuning this key; then wait for its winner."""
