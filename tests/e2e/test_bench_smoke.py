@@ -9,6 +9,7 @@ the report generator writes `docs/benchmarks.md` from a report.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -70,3 +71,19 @@ def test_the_report_renders_a_header_and_a_table_per_benchmark() -> None:
     assert "| `x_ratio` | 4 | 17 |" in text
     assert "| core | pocl | ok | 3 | 1.00 | 1.50 |" in text
     assert "## fleet" in text and "no figures in this run" in text
+
+
+def test_the_runner_itself_runs_and_writes_its_report(tmp_path: Path) -> None:
+    """`ci/bench/run` end to end on its cheapest benchmark: the runner's own steps (device
+    labels through the usable-device choice, the report, the page) are not the scripts'."""
+    import subprocess
+
+    out, doc = tmp_path / "latest.json", tmp_path / "benchmarks.md"
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "run"), "--smoke", "--only", "strategies",
+         "--devices", "pocl,intel,no-such-device", "--out", str(out), "--doc", str(doc)],
+        capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "no usable device matches 'no-such-device'" in done.stdout
+    assert "## strategies" in doc.read_text()
+    assert json.loads(out.read_text())["runs"][0]["status"] == "ok"
