@@ -1,0 +1,180 @@
+"""When each entry was last used: what `clmodes cache prune` evicts by, least recent first.
+
+A use is a read that found the entry: a program binary loaded (`binary`: exact device,
+batch), a tune decision read (`tune`: its five-part key), a key's measurements read for a
+tune (`measurement`: format, model, tunable, key). Kernel index rows are never noted apart:
+they are used exactly when their binary is, and go with it. Uses live in their own table
+(`last_use`), not in a column of the entries' tables: the store has no migrations, so a
+store made by an older clmodes still opens, and an entry without a `last_use` row counts as
+used when it was created.
+
+The trap is the launch path. A use is noticed where a launch obtains a kernel (loading a
+binary, reading a winner), and one SQLite write there would cost a transaction (a lock,
+a sync) on a launch, or block it for up to the busy timeout behind another process's warm.
+So a use is only *noted*, in memory (`UseNotes.note`: a dict lookup under a lock, once per
+entry per process, since a process reads each entry once and then holds it), and the notes
+are written later, batched, in one transaction that never waits: within `FLUSH_S` of the
+first unwritten note (a timer thread), before a prune or an export reads them, when the
+store is closed, and at exit (when every entry the process noted is written as used *now*:
+a long-running process used its winners and programs until it stopped, not only when it
+read them). A store another process holds the write lock of is skipped (`write_if_free`)
+and tried at the next of those; a read-only or in-memory store is never written for this.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from clmodes.store.transactions import Database, Statement
+
+if TYPE_CHECKING:
+    import sqlite3
+
+log = logging.getLogger("clmodes")
+
+BINARY, TUNE, MEASUREMENT = "binary", "tune", "measurement"
+FLUSH_S = 30.0  # the longest an unwritten use waits while the process runs
+FLUSH_WAIT_S = 0.05  # how long a flush waits for another process's write lock
+EXIT_WAIT_S = 1.0  # at exit there is no later: wait a little longer, still bounded
+UPSERT = ("INSERT INTO last_use VALUES (?, ?, ?) ON CONFLICT (kind, entry) "
+          "DO UPDATE SET used = max(used, excluded.used)")
+
+Noted = tuple[str, str]  # kind, the entry's key as JSON
+
+
+def entry_text(key: Sequence[Any]) -> str:
+    """An entry's primary key as the `entry` column holds it (a JSON array)."""
+    return json.dumps(list(key), separators=(",", ":"))
+
+
+class UseNotes:
+    """One store's uses noted in this process and not yet written."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._lock = threading.Lock()
+        self._pending: dict[Noted, float] = {}
+        self._noted: set[Noted] = set()  # every entry this process used (written at exit)
+        self._timer: threading.Timer | None = None
+        self.enabled = True  # off: nothing is noted (what the benchmark compares against)
+        _open.add(self)
+
+    def note(self, kind: str, key: Sequence[Any]) -> None:
+        """Note one use now; the first use of an entry in this process starts the timer
+        that writes it. Cheap, and never touches SQLite."""
+        if not self.enabled or self._db.read_only or self._db.in_memory:
+            return
+        noted = (kind, entry_text(key))
+        with self._lock:
+            if noted in self._noted:
+                return
+            self._noted.add(noted)
+            self._pending[noted] = time.time()
+            if self._timer is None:
+                self._timer = threading.Timer(FLUSH_S, self._flush_later)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _flush_later(self) -> None:
+        with self._lock:
+            self._timer = None
+        if not self.flush(FLUSH_WAIT_S):
+            with self._lock:  # busy: try again after another FLUSH_S, if none started
+                if self._pending and self._timer is None:
+                    self._timer = threading.Timer(FLUSH_S, self._flush_later)
+                    self._timer.daemon = True
+                    self._timer.start()
+
+    def statements(self, everything_now: bool = False) -> tuple[list[Statement], dict[Noted, float]]:
+        """The writes for what is pending (every noted entry, used now, with
+        `everything_now`) and what they cover, for `written` once committed."""
+        with self._lock:
+            taken = dict(self._pending)
+            if everything_now:
+                now = time.time()
+                taken.update(dict.fromkeys(self._noted, now))
+        return [(UPSERT, (kind, entry, used)) for (kind, entry), used in taken.items()], taken
+
+    def written(self, taken: dict[Noted, float]) -> None:
+        """Forget what a committed transaction wrote (a use noted again since stays)."""
+        with self._lock:
+            for noted, used in taken.items():
+                if self._pending.get(noted) == used:
+                    del self._pending[noted]
+
+    def flush(self, wait_s: float = FLUSH_WAIT_S, everything_now: bool = False) -> bool:
+        """Write the pending uses in one transaction that waits at most `wait_s`; True if
+        nothing is left pending."""
+        statements, taken = self.statements(everything_now)
+        if not statements:
+            return True
+        if not self._db.write_if_free(statements, wait_s):
+            return False
+        self.written(taken)
+        return True
+
+    def write_into(self, connection: sqlite3.Connection) -> dict[Noted, float]:
+        """Write the pending uses inside the caller's transaction (a prune reads them in
+        the same one); call `written` with the result once it commits."""
+        statements, taken = self.statements()
+        for sql, parameters in statements:
+            connection.execute(sql, parameters)
+        return taken
+
+    def close(self) -> None:
+        """The store is closing: write what is pending (bounded), stop the timer."""
+        with self._lock:
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        self.flush(FLUSH_WAIT_S)
+        _open.discard(self)
+
+
+def last_uses(rows: list[tuple[Any, ...]]) -> dict[Noted, float]:
+    """(kind, entry) -> used, from `last_use` rows; a row that is not a number is skipped
+    (a hostile or damaged row never makes an entry look recent, nor fails a prune)."""
+    found: dict[Noted, float] = {}
+    for row in rows:
+        if len(row) != 3:
+            continue
+        kind, entry, used = row
+        if isinstance(kind, str) and isinstance(entry, str) and isinstance(used, (int, float)) \
+                and not isinstance(used, bool) and used == used:  # not NaN
+            found[(kind, entry)] = float(used)
+    return found
+
+
+def has_table(db: Database) -> bool:
+    """Does the store have a `last_use` table? A read-only store made by an older clmodes
+    is opened without the schema being applied, and has none."""
+    return bool(db.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='last_use'"))
+
+
+def read_last_uses(db: Database) -> dict[Noted, float]:
+    """Every recorded last use (none in a store without the table)."""
+    if not has_table(db):
+        return {}
+    return last_uses(db.query("SELECT kind, entry, used FROM last_use"))
+
+
+_open: weakref.WeakSet[UseNotes] = weakref.WeakSet()
+
+
+def _flush_all_at_exit() -> None:
+    """Every open store's uses, each entry this process used written as used now."""
+    for notes in list(_open):
+        try:
+            notes.flush(EXIT_WAIT_S, everything_now=True)
+        except Exception as error:  # noqa: BLE001 - exit must never fail for bookkeeping
+            log.debug("clmodes store: last uses not written at exit (%s)", error)
+
+
+atexit.register(_flush_all_at_exit)
