@@ -62,6 +62,7 @@ class UseNotes:
         self._lock = threading.Lock()
         self._pending: dict[Noted, float] = {}
         self._noted: set[Noted] = set()  # every entry this process used (written at exit)
+        self._seen: set[tuple[str, tuple[Any, ...]]] = set()  # the same, as keys were given
         self._timer: threading.Timer | None = None
         self.enabled = True  # off: nothing is noted (what the benchmark compares against)
         _open.add(self)
@@ -71,10 +72,14 @@ class UseNotes:
         that writes it. Cheap, and never touches SQLite."""
         if not self.enabled or self._db.read_only or self._db.in_memory:
             return
-        noted = (kind, entry_text(key))
+        seen = (kind, tuple(key))
+        if seen in self._seen:  # read without the lock: a set only grows
+            return
         with self._lock:
-            if noted in self._noted:
+            if seen in self._seen:
                 return
+            self._seen.add(seen)
+            noted = (kind, entry_text(key))
             self._noted.add(noted)
             self._pending[noted] = time.time()
             if self._timer is None:
