@@ -25,8 +25,7 @@ def read_entries(db: Database, model: str | None = None, since: float | None = N
     )
     if since is None:
         return found
-    recent = {(e.kind, e.key) for e in footprint.entries(lambda sql: db.query(sql),
-                                                          has_uses=uses.has_table(db))
+    recent = {(e.kind, e.key) for e in footprint.entries(lambda sql: db.query(sql))
               if e.used >= since}
     binaries = [row for row in found.binaries if (uses.BINARY, row.key) in recent]
     kept = {row.key for row in binaries}

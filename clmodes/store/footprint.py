@@ -39,6 +39,7 @@ TUNES = ("SELECT format, model, tunable, tune_key, candidates, LENGTH(CAST(value
 MEASUREMENTS = ("SELECT format, model, tunable, tune_key, SUM(LENGTH(CAST(value AS BLOB))), "
                 "MAX(created), COUNT(*) FROM measurement GROUP BY format, model, tunable, tune_key")
 LAST_USES = "SELECT kind, entry, used FROM last_use"
+TABLES = "SELECT name FROM sqlite_master WHERE type = 'table'"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,24 +66,33 @@ def number(value: object) -> float:
     return float(value)
 
 
-def entries(read: Reader, has_uses: bool = True) -> list[Entry]:
-    """Every evictable entry with its bytes and last use."""
-    last = uses.last_uses(read(LAST_USES)) if has_uses else {}
+def entries(read: Reader, with_uses: bool = True) -> list[Entry]:
+    """Every evictable entry with its bytes and (`with_uses`) last use. A table the store
+    lacks (a read-only store an older clmodes made, opened without the schema applied)
+    holds no entries, and an entry without a last use counts as used when created."""
+    tables = {name for (name,) in read(TABLES)}
+
+    def rows(sql: str, *needed: str) -> list[tuple[Any, ...]]:
+        return read(sql) if set(needed) <= tables else []
+
+    last = uses.last_uses(rows(LAST_USES, "last_use")) if with_uses else {}
 
     def used(kind: str, key: tuple[Any, ...], created: object) -> float:
         return max(number(created), last.get((kind, entry_text(key)), 0.0))
 
-    kernel_bytes = {(e, b): (int(number(size)), int(number(n))) for e, b, size, n in read(KERNELS)}
-    identity_bytes = {(e, b): int(number(size)) for e, b, size in read(IDENTITIES)}
+    kernel_bytes = {(e, b): (int(number(size)), int(number(n)))
+                    for e, b, size, n in rows(KERNELS, "kernels")}
+    identity_bytes = {(e, b): int(number(size))
+                      for e, b, size in rows(IDENTITIES, "kernels", "kernel_identity")}
     found = []
-    for exact, batch, size, created in read(BINARIES):
+    for exact, batch, size, created in rows(BINARIES, "binaries"):
         extra, kernels = kernel_bytes.get((exact, batch), (0, 0))
         found.append(Entry(BINARY, (exact, batch),
                            int(number(size)) + extra + identity_bytes.get((exact, batch), 0),
                            used(BINARY, (exact, batch), created), 1 + kernels))
-    for *key, size, created in read(TUNES):
+    for *key, size, created in rows(TUNES, "tune"):
         found.append(Entry(TUNE, tuple(key), int(number(size)), used(TUNE, tuple(key), created)))
-    for *key, size, created, count in read(MEASUREMENTS):
+    for *key, size, created, count in rows(MEASUREMENTS, "measurement"):
         found.append(Entry(MEASUREMENT, tuple(key), int(number(size)),
                            used(MEASUREMENT, tuple(key), created), int(number(count))))
     return found
@@ -90,4 +100,4 @@ def entries(read: Reader, has_uses: bool = True) -> list[Entry]:
 
 def total_bytes(read: Reader) -> int:
     """The size of the store, as a cap measures it (see the module's doc)."""
-    return sum(entry.bytes for entry in entries(read, has_uses=False))
+    return sum(entry.bytes for entry in entries(read, with_uses=False))

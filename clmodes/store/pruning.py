@@ -172,7 +172,7 @@ def prune_once(db: Database, notes: UseNotes, max_size: int) -> tuple[Plan, int]
         for e in plan.evict:
             delete(connection, e)
         orphans = connection.execute(ORPHAN_KERNELS).rowcount
-        existing = {(e.kind, entry_text(e.key)) for e in footprint.entries(read, has_uses=False)}
+        existing = {(e.kind, entry_text(e.key)) for e in footprint.entries(read, with_uses=False)}
         stale = [row for row in read("SELECT kind, entry FROM last_use") if tuple(row) not in existing]
         connection.executemany("DELETE FROM last_use WHERE kind=? AND entry=?", stale)
     notes.written(taken)

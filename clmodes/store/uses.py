@@ -13,8 +13,8 @@ binary, reading a winner), and one SQLite write there would cost a transaction (
 a sync) on a launch, or block it for up to the busy timeout behind another process's warm.
 So a use is only *noted*, in memory (`UseNotes.note`: a dict lookup under a lock, once per
 entry per process, since a process reads each entry once and then holds it), and the notes
-are written later, batched, in one transaction that never waits: within `FLUSH_S` of the
-first unwritten note (a timer thread), before a prune or an export reads them, when the
+are written later, batched, in one transaction that never waits: every `FLUSH_S` while
+some are unwritten (one thread per process, for every store), before a prune or an export reads them, when the
 store is closed, and at exit (when every entry the process noted is written as used *now*:
 a long-running process used its winners and programs until it stopped, not only when it
 read them). A store another process holds the write lock of is skipped (`write_if_free`)
@@ -63,7 +63,6 @@ class UseNotes:
         self._pending: dict[Noted, float] = {}
         self._noted: set[Noted] = set()  # every entry this process used (written at exit)
         self._seen: set[tuple[str, tuple[Any, ...]]] = set()  # the same, as keys were given
-        self._timer: threading.Timer | None = None
         self.enabled = True  # off: nothing is noted (what the benchmark compares against)
         _open.add(self)
 
@@ -82,20 +81,7 @@ class UseNotes:
             noted = (kind, entry_text(key))
             self._noted.add(noted)
             self._pending[noted] = time.time()
-            if self._timer is None:
-                self._timer = threading.Timer(FLUSH_S, self._flush_later)
-                self._timer.daemon = True
-                self._timer.start()
-
-    def _flush_later(self) -> None:
-        with self._lock:
-            self._timer = None
-        if not self.flush(FLUSH_WAIT_S):
-            with self._lock:  # busy: try again after another FLUSH_S, if none started
-                if self._pending and self._timer is None:
-                    self._timer = threading.Timer(FLUSH_S, self._flush_later)
-                    self._timer.daemon = True
-                    self._timer.start()
+        _start_flusher()
 
     def statements(self, everything_now: bool = False) -> tuple[list[Statement], dict[Noted, float]]:
         """The writes for what is pending (every noted entry, used now, with
@@ -133,14 +119,14 @@ class UseNotes:
             connection.execute(sql, parameters)
         return taken
 
+    @property
+    def pending(self) -> bool:
+        return bool(self._pending)
+
     def close(self) -> None:
-        """The store is closing: write what is pending (bounded), stop the timer."""
-        with self._lock:
-            timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.cancel()
-        self.flush(FLUSH_WAIT_S)
+        """The store is closing: write what is pending (bounded, never blocking)."""
         _open.discard(self)
+        self.flush(FLUSH_WAIT_S)
 
 
 def last_uses(rows: list[tuple[Any, ...]]) -> dict[Noted, float]:
@@ -157,20 +143,34 @@ def last_uses(rows: list[tuple[Any, ...]]) -> dict[Noted, float]:
     return found
 
 
-def has_table(db: Database) -> bool:
-    """Does the store have a `last_use` table? A read-only store made by an older clmodes
-    is opened without the schema being applied, and has none."""
-    return bool(db.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='last_use'"))
-
-
-def read_last_uses(db: Database) -> dict[Noted, float]:
-    """Every recorded last use (none in a store without the table)."""
-    if not has_table(db):
-        return {}
-    return last_uses(db.query("SELECT kind, entry, used FROM last_use"))
-
-
 _open: weakref.WeakSet[UseNotes] = weakref.WeakSet()
+
+
+_flusher_lock = threading.Lock()
+_flusher: threading.Thread | None = None
+
+
+def _start_flusher() -> None:
+    """One daemon thread per process writes every open store's pending uses each
+    `FLUSH_S` (a busy store is skipped until the next round), started on the first use."""
+    global _flusher
+    if _flusher is not None:
+        return
+    with _flusher_lock:
+        if _flusher is None:
+            _flusher = threading.Thread(target=_flush_periodically, name="clmodes-last-use",
+                                        daemon=True)
+            _flusher.start()
+
+
+def _flush_periodically() -> None:
+    while True:
+        time.sleep(FLUSH_S)
+        try:
+            for notes in [n for n in list(_open) if n.pending]:
+                notes.flush(FLUSH_WAIT_S)
+        except Exception as error:  # noqa: BLE001 - bookkeeping never kills the thread
+            log.debug("clmodes store: last uses not written (%s)", error)
 
 
 def _flush_all_at_exit() -> None:
