@@ -6,7 +6,8 @@ someone clears it all. A cap evicts the least recently used entries first
 
 `$CLMODES_CACHE_MAX_SIZE` applies the cap after each successful `warm()`, once its own
 entries are committed (so they are the most recent, and a cap below one workload keeps
-the most recent part of it). A value that is not a size is one warning naming the
+the most recent part of it); it compacts the file only once a quarter of it is free
+(`pruning.AUTO_COMPACT_AT`), not after every warm. A value that is not a size is one warning naming the
 variable and no prune: the warm has done its work, and a typo in a cap must not undo it
 or fail it. `clmodes fleet warm`'s nodes warm into fresh stores that are exported whole,
 so the variable is not passed to them (`fleet.tasks`); the fleet's driver writes a
@@ -20,7 +21,7 @@ import os
 
 from clmodes.runtime import default_store
 from clmodes.store import Store
-from clmodes.store.pruning import PruneReport
+from clmodes.store.pruning import AUTO_COMPACT_AT, PruneReport
 from clmodes.store.sizes import SizeError, parse_size, shown
 
 log = logging.getLogger("clmodes")
@@ -60,7 +61,7 @@ def apply_environment_cap(store: Store) -> PruneReport | None:
     if cap is None or store.read_only:
         return None
     try:
-        report = store.prune(cap)
+        report = store.prune(cap, compact_at=AUTO_COMPACT_AT)
     except Exception as error:  # noqa: BLE001 - bookkeeping after the warm's success
         log.warning("$%s: could not prune the store at %s (%s)", MAX_SIZE_ENV,
                     store.location, error)

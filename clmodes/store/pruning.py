@@ -20,8 +20,10 @@ process has loaded, or a winner it holds, it already has in memory (it reads eac
 so evicting the row never affects that process, only the next one, which builds or tunes it
 again; its use was noted (`uses`), so it sorts as recent, which is what LRU is for.
 
-Then the file is compacted with `VACUUM` (only when something was evicted), so that it
-actually shrinks: SQLite otherwise keeps freed pages for reuse and the file never gets
+Then the file is compacted with `VACUUM` when something was evicted (`clmodes cache prune`)
+or, for the cap applied after every warm, when at least `AUTO_COMPACT_AT` of the file is
+free pages (a `VACUUM` rewrites all that is kept, so doing it after every warm would cost
+each warm time in proportion to the cap), so that the file actually shrinks: SQLite otherwise keeps freed pages for reuse and the file never gets
 smaller. Not `incremental_vacuum`: it needs `auto_vacuum` set before the first table is
 created, which no existing store has, and turning it on is itself a full `VACUUM`. `VACUUM`
 takes the write lock for as long as it rewrites what is kept (at most the cap), so it
@@ -46,6 +48,7 @@ from clmodes.store.transactions import Database
 from clmodes.store.uses import BINARY, MEASUREMENT, TUNE, UseNotes, entry_text
 
 COMPACT_WAIT_S = 2.0
+AUTO_COMPACT_AT = 0.25  # the cap after a warm compacts once a quarter of the file is free
 
 ORPHAN_KERNELS = ("DELETE FROM kernels WHERE NOT EXISTS (SELECT 1 FROM binaries b "
                   "WHERE b.exact = kernels.exact AND b.batch = kernels.batch)")
@@ -179,9 +182,19 @@ def prune_once(db: Database, notes: UseNotes, max_size: int) -> tuple[Plan, int]
     return plan, orphans
 
 
-def prune(db: Database, notes: UseNotes, max_size: int) -> PruneReport:
+def free_fraction(db: Database) -> float:
+    """The share of the file's pages that are free (what `VACUUM` would give back)."""
+    pages = db.query("PRAGMA page_count")
+    free = db.query("PRAGMA freelist_count")
+    if not pages or not free or not pages[0][0]:
+        return 0.0
+    return footprint.number(free[0][0]) / footprint.number(pages[0][0])
+
+
+def prune(db: Database, notes: UseNotes, max_size: int, compact_at: float = 0.0) -> PruneReport:
     """Evict least recently used entries until the store's entries take at most
-    `max_size` bytes; compact the file if anything went. See the module's doc."""
+    `max_size` bytes; then compact the file if anything went and at least `compact_at`
+    of its pages are free (0: whenever anything went). See the module's doc."""
     if max_size < 0:
         raise ValueError(f"max_size {max_size} is negative")
     file_before = size_on_disk(db.path)
@@ -194,7 +207,9 @@ def prune(db: Database, notes: UseNotes, max_size: int) -> PruneReport:
     evicted["kernels"] += orphans
     compacted = "nothing evicted"
     if plan.evict or orphans:
-        compacted = db.compact(COMPACT_WAIT_S)
+        free = free_fraction(db)
+        compacted = (db.compact(COMPACT_WAIT_S) if free > 0 and free >= compact_at
+                     else f"not compacted: {free:.0%} of the file is free pages, reused by later writes")
     return PruneReport(db.location, max_size, plan.bytes_before, plan.bytes_after, file_before,
                        size_on_disk(db.path), evicted, plan.bytes_before - plan.bytes_after,
                        plan.in_use, compacted)

@@ -211,11 +211,12 @@ class Store(Database):
         """The size of the store as `prune` caps it: its entries' bytes (`footprint`)."""
         return footprint.total_bytes(lambda sql: self.query(sql))
 
-    def prune(self, max_size: int) -> PruneReport:
+    def prune(self, max_size: int, compact_at: float = 0.0) -> PruneReport:
         """Evict the least recently used entries until the entries take at most
-        `max_size` bytes, never what a live tune lease holds; compact the file. In one
-        transaction (`pruning`). A read-only store is left as it is."""
-        return pruning.prune(self, self.uses, max_size)
+        `max_size` bytes, never what a live tune lease holds, in one transaction; then
+        compact the file if at least `compact_at` of it is free pages (0: whenever
+        something was evicted). See `pruning`. A read-only store is left as it is."""
+        return pruning.prune(self, self.uses, max_size, compact_at)
 
     def clear(self, model: str | None = None) -> int:
         """Delete every entry, or those of one device model (all its drivers). Returns the
