@@ -20,17 +20,18 @@ process has loaded, or a winner it holds, it already has in memory (it reads eac
 so evicting the row never affects that process, only the next one, which builds or tunes it
 again; its use was noted (`uses`), so it sorts as recent, which is what LRU is for.
 
-Then the file is compacted with `VACUUM` when something was evicted (`clmodes cache prune`)
-or, for the cap applied after every warm, when at least `AUTO_COMPACT_AT` of the file is
-free pages (a `VACUUM` rewrites all that is kept, so doing it after every warm would cost
-each warm time in proportion to the cap), so that the file actually shrinks: SQLite otherwise keeps freed pages for reuse and the file never gets
-smaller. Not `incremental_vacuum`: it needs `auto_vacuum` set before the first table is
-created, which no existing store has, and turning it on is itself a full `VACUUM`. `VACUUM`
-takes the write lock for as long as it rewrites what is kept (at most the cap), so it
-waits at most `COMPACT_WAIT_S` for the lock and is skipped (said in the report) when a
-warm holds it: the freed pages are then reused by later writes, and the next prune
-compacts. The write-ahead log is then checkpointed and truncated (`size_on_disk` counts
-it), as far as readers allow.
+Then the file is compacted with `VACUUM`, so that it actually shrinks (SQLite otherwise
+keeps freed pages for reuse and the file never gets smaller): by `clmodes cache prune`
+whenever it evicted something; by the cap applied after every warm only once at least
+`AUTO_COMPACT_AT` of the file is free pages, since a `VACUUM` rewrites all that is kept and
+doing it after every warm would cost each warm time in proportion to the cap. Not
+`incremental_vacuum`: it needs `auto_vacuum` set before the first table is created, which
+no existing store has, and turning it on is itself a full `VACUUM`. `VACUUM` holds the
+write lock while it rewrites what is kept (at most the cap), so it waits at most
+`COMPACT_WAIT_S` for the lock and is skipped (said in the report) when a warm holds it:
+the freed pages are then reused by later writes, and the next prune compacts. The
+write-ahead log is then checkpointed and truncated (`size_on_disk` counts it), as far as
+readers allow.
 """
 
 from __future__ import annotations
