@@ -261,7 +261,7 @@ def test_a_read_only_store_is_read_not_pruned(tmp_path, runtime):
     for leftover in store_dir.glob(f"{FILENAME}-*"):  # as shipped: the database file alone
         leftover.unlink()
     before = (store_dir / FILENAME).read_bytes()
-    ran = run_read_only(store_dir, sys.executable, "-c",
+    ran = run_read_only(store_dir, "env", f"CLMODES_DEVICE={runtime}", sys.executable, "-c",
                         "from support import pruned; pruned.main('run', 'a')")
     assert last_json(ran)["a"] == {"ok": True, "compiled": 0, "loaded": 1}
     refused = run_read_only(store_dir, sys.executable, "-m", "clmodes", "cache", "prune",
