@@ -94,6 +94,10 @@ def main() -> None:
         "difference_s": median["on"] - median["off"],
         "on_over_off_ratio": median["on"] / median["off"],
         "flush_s": statistics.median(r["flush_s"] for r in runs["on"]),
+        "run_on_s": statistics.median(r["total_s"] - r["flush_s"] for r in runs["on"]),
+        "run_off_s": statistics.median(r["total_s"] - r["flush_s"] for r in runs["off"]),
+        "on_samples_s": [r["total_s"] for r in runs["on"]],
+        "off_samples_s": [r["total_s"] for r in runs["off"]],
         "note_again_s": statistics.median(r["note_s"] for r in runs["on"]),
         "load": [load_before, load_after],
         "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -102,6 +106,8 @@ def main() -> None:
           f"{args.reps} reps{benchlib.load_text(load_before, load_after)}:")
     print(f"  notes on  {median['on'] * 1e3:8.2f} ms (workload + the write at exit)")
     print(f"  notes off {median['off'] * 1e3:8.2f} ms")
+    print(f"  the workload alone: on {results['run_on_s'] * 1e3:.2f} ms, off "
+          f"{results['run_off_s'] * 1e3:.2f} ms")
     print(f"  on/off ratio {results['on_over_off_ratio']:.3f}, difference "
           f"{results['difference_s'] * 1e3:+.2f} ms; the write at exit "
           f"{results['flush_s'] * 1e3:.2f} ms; a note on an entry already noted "
