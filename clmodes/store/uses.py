@@ -129,16 +129,21 @@ class UseNotes:
         self.flush(FLUSH_WAIT_S)
 
 
-def last_uses(rows: list[tuple[Any, ...]]) -> dict[Noted, float]:
-    """(kind, entry) -> used, from `last_use` rows; a row that is not a number is skipped
-    (a hostile or damaged row never makes an entry look recent, nor fails a prune)."""
+FUTURE_S = 3600.0  # a use later than this past now is not one (a clock far ahead, or junk)
+
+
+def last_uses(rows: list[tuple[Any, ...]], now: float | None = None) -> dict[Noted, float]:
+    """(kind, entry) -> used, from `last_use` rows; a row whose time is not a number, or is
+    more than `FUTURE_S` ahead of `now`, is skipped (a hostile or damaged row never makes
+    an entry look recent for ever, nor fails a prune)."""
+    latest = (time.time() if now is None else now) + FUTURE_S
     found: dict[Noted, float] = {}
     for row in rows:
         if len(row) != 3:
             continue
         kind, entry, used = row
         if isinstance(kind, str) and isinstance(entry, str) and isinstance(used, (int, float)) \
-                and not isinstance(used, bool) and used == used:  # not NaN
+                and not isinstance(used, bool) and used == used and used <= latest:  # not NaN
             found[(kind, entry)] = float(used)
     return found
 

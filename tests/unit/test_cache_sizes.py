@@ -106,5 +106,5 @@ def test_a_live_leases_key_is_kept_whatever_its_age():
 
 def test_hostile_last_use_rows_are_skipped():
     rows = [("binary", "[]", "soon"), ("binary", "[1]", float("nan")), (None, "x", 1.0),
-            ("tune", "[2]", True), ("tune", "[3]", 5.0), ("short",)]
-    assert last_uses(rows) == {("tune", "[3]"): 5.0}
+            ("tune", "[2]", True), ("tune", "[3]", 5.0), ("short",), ("tune", "[4]", 1e300)]
+    assert last_uses(rows, now=10.0) == {("tune", "[3]"): 5.0}

@@ -6,7 +6,11 @@ from __future__ import annotations
 import sqlite3
 import time
 
+import pytest
+
+import clmodes
 from clmodes.store import FILENAME, Store
+from clmodes.store.sizes import SizeError
 from clmodes.store.uses import BINARY, TUNE, entry_text
 
 EXACT = "Vendor | Model | 2CU | host memory | OpenCL 3.0 | driver 1 | OpenCL 3.0 X"
@@ -69,3 +73,31 @@ def test_closing_writes_what_is_pending_and_exit_writes_everything_used(tmp_path
     (last,) = rows(tmp_path)
     assert last[2] > first[2]  # the later use wins (max), whichever process wrote it
     again.close()
+
+
+def test_hostile_last_use_rows_neither_fail_nor_keep_an_entry(tmp_path):
+    """Rows another tool (or damage) put in `last_use`: a text for a time, a blob for a key,
+    a time far in the future (for an entry, and for none). A prune and an export read past
+    them, and the junk goes."""
+    store = filled(tmp_path)
+    with sqlite3.connect(tmp_path / FILENAME) as connection:
+        connection.executemany("INSERT INTO last_use VALUES (?, ?, ?)", [
+            (BINARY, entry_text((EXACT, "batch")), "soon"),
+            (TUNE, entry_text((1, "Vendor | Model", "tunable", "{}", "cands")), 1e300),
+            (TUNE, sqlite3.Binary(b"\x00\xff"), 1e300),
+            ("nonsense", "[]", 5.0),
+        ])
+    recent = store.entries(since=time.time() + 3600)  # nothing is that recent, "soon" or not
+    assert recent.binaries == [] and recent.tune == []
+    report = clmodes.prune(0, store=store)
+    assert report.evicted["binaries"] == 1 and report.evicted["tune_results"] == 1
+    assert rows(tmp_path) == [] and store.entry_bytes() == 0
+    store.close()
+
+
+def test_the_python_api_refuses_what_is_not_a_size():
+    store = Store(None)
+    for bad in ("lots", -1, True, 1.5, None):
+        with pytest.raises(SizeError):
+            clmodes.prune(bad, store=store)  # type: ignore[arg-type]
+    assert clmodes.prune("1k", store=store).max_size == 1024
