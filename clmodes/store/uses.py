@@ -11,14 +11,15 @@ used when it was created.
 The trap is the launch path. A use is noticed where a launch obtains a kernel (loading a
 binary, reading a winner), and one SQLite write there would cost a transaction (a lock,
 a sync) on a launch, or block it for up to the busy timeout behind another process's warm.
-So a use is only *noted*, in memory (`UseNotes.note`: a dict lookup under a lock, once per
-entry per process, since a process reads each entry once and then holds it), and the notes
-are written later, batched, in one transaction that never waits: every `FLUSH_S` while
-some are unwritten (one thread per process, for every store), before a prune or an export reads them, when the
-store is closed, and at exit (when every entry the process noted is written as used *now*:
-a long-running process used its winners and programs until it stopped, not only when it
-read them). A store another process holds the write lock of is skipped (`write_if_free`)
-and tried at the next of those; a read-only or in-memory store is never written for this.
+So a use is only *noted*, in memory (`UseNotes.note`: a set lookup, and a dict entry
+under a lock once per entry per process, since a process reads each entry once and then
+holds it), and the notes are written later, batched, in one transaction that never waits:
+every `FLUSH_S` while some are unwritten (one thread per process, for every store), before
+a prune or an export reads them, when the store is closed, and at exit (when every entry
+the process noted is written as used *now*: a long-running process used its winners and
+programs until it stopped, not only when it read them). A store another process holds the
+write lock of is skipped (`write_if_free`) and tried at the next of those; a read-only or
+in-memory store is never written for this.
 """
 
 from __future__ import annotations
