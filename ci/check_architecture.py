@@ -37,7 +37,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
     "store batch released arginfo pointer_types launch_args launch_sizes launchable",
     "device_check selection adoption pyopencl_hooks programs building server",
     "stream clients",
-    "runtime measure probing roofline tune capture",
+    "runtime measure probing roofline tune capture cache_size",
     "warming workload checking bundle",
     "fleet demo",
     "cli __main__ __init__",

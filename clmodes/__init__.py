@@ -51,6 +51,8 @@ from clmodes.tune import (
     kernel_variants,
 )
 from clmodes.warming import warm
+from clmodes.cache_size import prune
+from clmodes.store.pruning import PruneReport
 from clmodes.checking import CheckReport, check
 from clmodes.execution.misses import Miss, StrictMissError
 from clmodes import capture  # noqa: F401 - registers the override capture (capture.py)
@@ -82,6 +84,7 @@ __all__ = [
     "NothingWarmedError",
     "ProbePolicy",
     "ProbeResult",
+    "PruneReport",
     "ProcessMode",
     "ProcessModeOverride",
     "StatisticsCollector",
@@ -108,6 +111,7 @@ __all__ = [
     "default_store",
     "kernel_variants",
     "probe",
+    "prune",
     "roofline_fraction",
     "set_cache_dir",
     "usability",

@@ -16,7 +16,8 @@ Then every program holding a kernel the workload launched is captured into the s
 (only those: a long-lived process holds many programs, and capturing a binary costs
 seconds per program on PoCL). All store writes of the warm are
 held and committed at the end in one transaction: a workload that raises leaves the store
-exactly as it was, and its exception propagates with its own traceback.
+exactly as it was, and its exception propagates with its own traceback. A warm that
+succeeded then applies `$CLMODES_CACHE_MAX_SIZE` (`cache_size`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from clmodes.pyopencl_hooks import outside
 from clmodes.progress import TerminalProgress
 from clmodes.store import Store
 from clmodes.execution import usage
-from clmodes import capture, reads
+from clmodes import cache_size, capture, reads
 from clmodes.runtime import Runtime, default_runtime
 
 log = logging.getLogger("clmodes")
@@ -105,6 +106,7 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     runtime.tunes.forget()
     statistics = dataclasses.replace(reader.statistics(), outside=elsewhere.report())
     _check_gathered(workload, statistics, bool(used) or missed > 0)
+    cache_size.apply_environment_cap(store)  # $CLMODES_CACHE_MAX_SIZE, after the commit
     log.info("warmed %r in %.2f s: %s", workload, time.perf_counter() - started, statistics)
     return statistics
 

@@ -2,22 +2,20 @@
 
 A bundle is refused by its size before a byte of it is read, so that what a refusal costs
 is bounded by the limit, never by what someone hands over. The value is a number of
-bytes, or one with a binary unit (`512M`, `8G`, `8GiB`); the default is far above what a
-real application's binaries take.
+bytes, or one with a binary unit (`512M`, `8G`, `8GiB`; the grammar is
+`clmodes.store.sizes`); the default is far above what a real application's binaries take.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from clmodes.bundle.errors import BundleError
+from clmodes.store.sizes import SizeError, parse_size, shown
 
 SIZE_ENV = "CLMODES_BUNDLE_MAX_SIZE"
 DEFAULT_MAX_SIZE = 4 << 30
-UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-SIZE = re.compile(r"\s*(\d+)\s*([KMGT]?)(?:I?B)?\s*", re.IGNORECASE)
 
 
 def max_size(path: Path | None = None) -> int:
@@ -26,18 +24,12 @@ def max_size(path: Path | None = None) -> int:
     text = os.environ.get(SIZE_ENV, "")
     if not text:
         return DEFAULT_MAX_SIZE
-    found = SIZE.fullmatch(text)
-    if not found:
+    try:
+        return parse_size(text)
+    except SizeError:
         where = f"{path}: " if path is not None else ""
-        raise BundleError(f"{where}${SIZE_ENV}={text[:40]!r}: not a size (bytes, or with K, M, G, T)")
-    return int(found.group(1)) * UNITS[found.group(2).upper()]
-
-
-def shown(size: int) -> str:
-    for unit in ("T", "G", "M", "K"):
-        if size >= UNITS[unit] and size % UNITS[unit] == 0:
-            return f"{size // UNITS[unit]} {unit}iB"
-    return f"{size} bytes"
+        raise BundleError(f"{where}${SIZE_ENV}={text[:40]!r}: not a size "
+                          "(bytes, or with K, M, G, T)") from None
 
 
 def check_size(path: Path, size: int) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from clmodes import bundle as bundles
 from clmodes.cli.errors import refuse_not_kept
+from clmodes.cli.when import parse_when
 from clmodes.runtime import default_store
 from clmodes.cli.render import (
     bundle_export_text,
@@ -19,8 +20,10 @@ from clmodes.cli.render import (
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """Write the store (or one device's entries, with `--device`) to a bundle file."""
-    manifest = bundles.export(args.file, args.device, sign=args.sign)
+    """Write the store (or one device's entries, with `--device`; those used since WHEN,
+    with `--since`) to a bundle file."""
+    since = None if args.since is None else parse_when(args.since)
+    manifest = bundles.export(args.file, args.device, sign=args.sign, since=since)
     emit(args.json, {"file": args.file, "manifest": manifest},
          lambda r: bundle_export_text(r) + signed_line(args.sign))
     return 0

@@ -1,18 +1,30 @@
-"""`clmodes cache info|clear`: the store, as the command shows and empties it."""
+"""`clmodes cache info|clear|prune`: the store, as the command shows, empties and caps it."""
 
 from __future__ import annotations
 
 import argparse
+import os
 
+from clmodes.cache_size import MAX_SIZE_ENV
 from clmodes.runtime import default_store
 from clmodes.cli.devices import select_device
-from clmodes.cli.errors import refuse_read_only
-from clmodes.cli.render import cache_clear_text, cache_info_text, emit
+from clmodes.cli.errors import UsageError, refuse_read_only
+from clmodes.cli.render import cache_clear_text, cache_info_text, cache_prune_text, emit
+from clmodes.store.sizes import SizeError, parse_size
 
 
 def run_cache_info(args: argparse.Namespace) -> int:
-    """Where the store is, and what it holds per device model and driver."""
-    emit(args.json, default_store().info(), cache_info_text)
+    """Where the store is, what it holds per device model and driver, its size and the
+    cap `$CLMODES_CACHE_MAX_SIZE` sets (a value that is not a size is shown as such)."""
+    info = default_store().info()
+    text = os.environ.get(MAX_SIZE_ENV, "").strip()
+    info["max_size"] = None
+    if text:
+        try:
+            info["max_size"] = parse_size(text)
+        except SizeError as error:
+            info["max_size_error"] = f"${MAX_SIZE_ENV}: {error}"
+    emit(args.json, info, cache_info_text)
     return 0
 
 
@@ -25,4 +37,16 @@ def run_cache_clear(args: argparse.Namespace) -> int:
     deleted = store.clear(model)
     report = {"store": store.location, "device": model, "deleted": deleted}
     emit(args.json, report, cache_clear_text)
+    return 0
+
+
+def run_cache_prune(args: argparse.Namespace) -> int:
+    """Evict least recently used entries until the store is under `--max-size`."""
+    try:
+        max_size = parse_size(args.max_size)
+    except SizeError as error:
+        raise UsageError(f"--max-size {error}") from None
+    store = default_store()
+    refuse_read_only(store, "nothing pruned")
+    emit(args.json, store.prune(max_size).as_dict(), cache_prune_text)
     return 0

@@ -33,6 +33,8 @@ ENVIRONMENT = (
     ("CLMODES_DEVICE", "the device: an index or a substring of 'platform / device' "
                        "(default: the first)"),
     ("CLMODES_CACHE_DIR", "the store's folder (default: the user cache dir)"),
+    ("CLMODES_CACHE_MAX_SIZE", "after each warm, evict least recently used entries until the "
+     "store is under this size (500MB, 2GiB)"),
     ("CLMODES_LOG", "the clmodes logger's level: debug, info, warning (default), error"),
     ("CLMODES_BUNDLE_MAX_SIZE", "the largest bundle read, in bytes or with K/M/G (default 4G): "
      "larger ones are refused before a byte is read"),
@@ -126,6 +128,11 @@ def _add_cache(verbs: SubParsers) -> None:
              "location, entries per device and kind, bytes")
     add_verb(actions, "clear", cache.run_cache_clear,
              "delete entries (of one device model with --device)", device=True)
+    pruned = add_verb(actions, "prune", cache.run_cache_prune,
+                      "evict least recently used entries until the store is under SIZE")
+    pruned.add_argument("--max-size", required=True, metavar="SIZE",
+                        help="the cap on the entries' bytes: 500MB, 2GiB, 800k, or bytes "
+                             "(binary units)")
 
 
 def _add_bundle(verbs: SubParsers) -> None:
@@ -134,6 +141,9 @@ def _add_bundle(verbs: SubParsers) -> None:
     export = add_verb(actions, "export", bundle.run_export,
                       "write the store (or one device's entries) to FILE", device=True)
     export.add_argument("file", metavar="FILE", help="the bundle file to write")
+    export.add_argument("--since", metavar="WHEN", default=None,
+                        help="only entries used or created since WHEN: a duration (7d, 12h) "
+                             "or an ISO date or time (local unless it has an offset)")
     _add_sign(export)
     imported = add_verb(actions, "import", bundle.run_import, "fill the local store from FILE")
     imported.add_argument("file", metavar="FILE", help="a bundle file (clmodes bundle export)")

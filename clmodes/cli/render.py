@@ -83,7 +83,8 @@ def demo_text(r: dict[str, Any]) -> str:
 
 def cache_info_text(info: dict[str, Any]) -> str:
     read_only = ", read-only: this process's writes stay in memory" if info.get("read_only") else ""
-    lines = [f"store: {info['location']} ({info['bytes']} bytes{read_only})"]
+    lines = [f"store: {info['location']} ({info['bytes']} bytes{read_only})",
+             f"size: {info['entry_bytes']} bytes of entries, {_cap_text(info)}"]
     if not info["devices"]:
         lines.append("  (empty)")
     for model, entry in info["devices"].items():
@@ -103,6 +104,28 @@ def _cache_model_lines(model: str, entry: dict[str, Any]) -> list[str]:
             f", kernels indexed: {driver['kernels']}"
         )
     return lines
+
+
+def _cap_text(info: dict[str, Any]) -> str:
+    if info.get("max_size_error"):
+        return f"no cap ({info['max_size_error']})"
+    if info.get("max_size") is None:
+        return "no cap ($CLMODES_CACHE_MAX_SIZE unset)"
+    return f"cap {info['max_size']} bytes ($CLMODES_CACHE_MAX_SIZE)"
+
+
+def cache_prune_text(r: dict[str, Any]) -> str:
+    e = r["evicted"]
+    lines = [f"pruned {r['location']} to at most {r['max_size']} bytes: evicted {e['binaries']} "
+             f"program binaries ({e['kernels']} kernels indexed), {e['tune_results']} tune "
+             f"results, {e['measurements']} measurements ({r['evicted_bytes']} bytes)",
+             f"entries: {r['bytes_before']} -> {r['bytes_after']} bytes; file: "
+             f"{r['file_bytes_before']} -> {r['file_bytes_after']} bytes ({r['compacted']})"]
+    if r["in_use"]:
+        lines.append(f"kept {r['in_use']} entries a live tune is using")
+    if r["over_cap"]:
+        lines.append("still over the cap: what is left is in use")
+    return "\n".join(lines)
 
 
 def cache_clear_text(r: dict[str, Any]) -> str:

@@ -55,6 +55,8 @@ def warm_target(workload: str, device_index: int,
         env = {**os.environ, "CLMODES_CACHE_DIR": os.path.join(directory, "store"),
                "CLMODES_DEVICE": str(device_index),
                "CLMODES_FLEET_PARENT": str(os.getpid())}
+        # Its fresh store is exported whole: a cap there would leave entries out.
+        env.pop("CLMODES_CACHE_MAX_SIZE", None)
         if role is not None:
             import ray
 

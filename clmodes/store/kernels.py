@@ -17,10 +17,17 @@ KernelSpec = tuple[str, str, list[list[object]] | None]
 """(kernel key, kernel name, argument info or None)."""
 
 
+# Only while the batch's binary is there: a warm re-indexing a binary it loaded, committed
+# after a prune evicted that binary, would otherwise leave rows pointing at nothing.
+INDEX = ("INSERT OR REPLACE INTO kernels SELECT ?, ?, ?, ?, ? WHERE EXISTS "
+         "(SELECT 1 FROM binaries WHERE exact=? AND batch=?)")
+
+
 def index_kernels(db: Database, exact: str, batch: str, kernels: list[KernelSpec]) -> None:
-    replace = INSERT.format(conflict="REPLACE")
+    """Point each kernel at the batch binary holding it (written after the binary, in the
+    same transaction or later)."""
     for key, name, args in kernels:
-        db.write(replace, KernelRow(exact, key, batch, name, json.dumps(args)).values())
+        db.write(INDEX, (*KernelRow(exact, key, batch, name, json.dumps(args)).values(), exact, batch))
 
 
 def kernel_batches(db: Database, exact: str, kernel_keys: list[str]) -> dict[str, str]:

@@ -116,3 +116,15 @@ def delete_statement(key: LeaseKey) -> tuple[str, tuple[Any, ...]]:
 
 def retire(connection: sqlite3.Connection, key: LeaseKey) -> None:
     connection.execute(*delete_statement(key))
+
+
+def live_keys(rows: list[tuple[Any, ...]], now: float) -> set[LeaseKey]:
+    """The keys of `tune_lease` rows (model, tunable, tune key, candidates, owner,
+    heartbeat) whose owner is alive, by the same rule a claim takes a lease over by: what
+    `clmodes cache prune` must not evict (a tune in progress resumes from, and records
+    into, its key's entries)."""
+    return {(str(row[0]), str(row[1]), str(row[2]), str(row[3])) for row in rows
+            if len(row) == 6 and not _abandoned(str(row[4]), row[5], now)}
+
+
+LIVE_SELECT = "SELECT model, tunable, tune_key, candidates, owner, heartbeat FROM tune_lease"

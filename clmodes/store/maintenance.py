@@ -1,4 +1,5 @@
-"""What the store holds (`clmodes cache info`) and clearing it (`clmodes cache clear`)."""
+"""What the store holds (`clmodes cache info`) and clearing it (`clmodes cache clear`);
+pruning it to a size is `pruning`'s."""
 
 from __future__ import annotations
 
@@ -7,13 +8,15 @@ from typing import Any
 
 from clmodes.device import model_of
 from clmodes.store.contention import patiently
+from clmodes.store.footprint import total_bytes
 from clmodes.store.schema import exact_filter, model_filter
 from clmodes.store.transactions import Database
 
 
 def info(db: Database) -> dict[str, Any]:
-    """Location, bytes, and entries per device model (tune results) and, under each
-    model, per exact device + driver (program binaries and indexed kernels)."""
+    """Location, bytes (the file), entry bytes (what a cap measures, `footprint`), and
+    entries per device model (tune results) and, under each model, per exact device +
+    driver (program binaries and indexed kernels)."""
     devices: dict[str, dict[str, Any]] = {}
 
     def model_entry(model: str) -> dict[str, Any]:
@@ -38,7 +41,7 @@ def info(db: Database) -> dict[str, Any]:
         drivers = model_entry(model_of(exact))["drivers"]
         drivers.setdefault(exact, {"binaries": 0, "binary_bytes": 0})["kernels"] = count
     return {"location": db.location, "bytes": size_on_disk(db.path), "read_only": db.read_only,
-            "devices": devices}
+            "entry_bytes": total_bytes(lambda sql: db.query(sql)), "devices": devices}
 
 
 def size_on_disk(path: Path | None) -> int:

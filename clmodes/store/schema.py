@@ -86,6 +86,12 @@ CREATE TABLE IF NOT EXISTS probe (
     created REAL NOT NULL,
     PRIMARY KEY (format, model)
 );
+CREATE TABLE IF NOT EXISTS last_use (
+    kind TEXT NOT NULL,
+    entry TEXT NOT NULL,
+    used REAL NOT NULL,
+    PRIMARY KEY (kind, entry)
+);
 """
 
 R = TypeVar("R", bound="Row")

@@ -13,10 +13,13 @@ from clmodes.store import binaries as binary_table
 from clmodes.store import entries as bulk
 from clmodes.store import kernels as kernel_index
 from clmodes.store import device_checks, leases, maintenance, measurements, misses, probes, tunes
+from clmodes.store import footprint, pruning, uses
 from clmodes.store.connection import open_store
 from clmodes.store.kernels import KernelSpec
-from clmodes.store.schema import KernelRow, StoreEntries, TuneRow
+from clmodes.store.pruning import PruneReport
+from clmodes.store.schema import FORMAT_VERSION, KernelRow, StoreEntries, TuneRow
 from clmodes.store.transactions import Database
+from clmodes.store.uses import UseNotes
 
 
 class Store(Database):
@@ -30,6 +33,12 @@ class Store(Database):
         super().__init__(open_store(directory))
         # Asked for a directory, given memory: what a warm must not report as success.
         self.requested = None if directory is None else Path(directory)
+        self.uses = UseNotes(self)  # last uses, noted in memory, written batched
+
+    def close(self) -> None:
+        """Write the uses noted and not yet written (bounded: never blocks), then close."""
+        self.uses.close()
+        super().close()
 
     @property
     def persistent(self) -> bool:
@@ -45,7 +54,10 @@ class Store(Database):
     # -- tune results ------------------------------------------------------------------
 
     def get_tune(self, model: str, tunable: str, key: str, candidates: str) -> dict[str, Any] | None:
-        return tunes.get_tune(self, model, tunable, key, candidates)
+        found = tunes.get_tune(self, model, tunable, key, candidates)
+        if found is not None:
+            self.uses.note(uses.TUNE, (FORMAT_VERSION, model, tunable, key, candidates))
+        return found
 
     def put_tune(
         self, model: str, tunable: str, key: str, candidates: str, value: dict[str, Any]
@@ -72,7 +84,10 @@ class Store(Database):
 
     def measurements(self, model: str, tunable: str, key: str) -> dict[tuple[str, str], dict[str, Any]]:
         """(candidate, identity) -> the measurement taken of it for this key."""
-        return measurements.measurements(self, model, tunable, key)
+        found = measurements.measurements(self, model, tunable, key)
+        if found:
+            self.uses.note(uses.MEASUREMENT, (FORMAT_VERSION, model, tunable, key))
+        return found
 
     def put_measurement(self, model: str, tunable: str, key: str, candidate: str,
                         identity: str, value: dict[str, Any]) -> None:
@@ -163,16 +178,22 @@ class Store(Database):
 
     def get_binary(self, exact: str, batch: str) -> tuple[bytes, list[str]] | None:
         """A batch's binary and unit keys, or None if absent or failing its checksum."""
-        return binary_table.get_binary(self, exact, batch)
+        found = binary_table.get_binary(self, exact, batch)
+        if found is not None:
+            self.uses.note(uses.BINARY, (exact, batch))
+        return found
 
     def drop_binary(self, exact: str, batch: str) -> None:
         binary_table.drop_binary(self, exact, batch)
 
     # -- bundles -------------------------------------------------------------------------
 
-    def entries(self, model: str | None = None) -> StoreEntries:
-        """Every entry (or one device model's), as typed rows, for a bundle."""
-        return bulk.read_entries(self, model)
+    def entries(self, model: str | None = None, since: float | None = None) -> StoreEntries:
+        """Every entry (or one device model's), as typed rows, for a bundle; `since` (a
+        POSIX time): only those used or created at or after it (`footprint`)."""
+        if since is not None:
+            self.uses.flush()  # this process's own uses count too
+        return bulk.read_entries(self, model, since)
 
     def add_entries(self, entries: StoreEntries) -> StoreEntries:
         """Insert entries in one transaction; an entry already here (measured or built
@@ -185,6 +206,17 @@ class Store(Database):
         """Location, bytes, and entries per device model (tune results) and, under each
         model, per exact device + driver (program binaries and indexed kernels)."""
         return maintenance.info(self)
+
+    def entry_bytes(self) -> int:
+        """The size of the store as `prune` caps it: its entries' bytes (`footprint`)."""
+        return footprint.total_bytes(lambda sql: self.query(sql))
+
+    def prune(self, max_size: int, compact_at: float = 0.0) -> PruneReport:
+        """Evict the least recently used entries until the entries take at most
+        `max_size` bytes, never what a live tune lease holds, in one transaction; then
+        compact the file if at least `compact_at` of it is free pages (0: whenever
+        something was evicted). See `pruning`. A read-only store is left as it is."""
+        return pruning.prune(self, self.uses, max_size, compact_at)
 
     def clear(self, model: str | None = None) -> int:
         """Delete every entry, or those of one device model (all its drivers). Returns the

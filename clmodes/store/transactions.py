@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from clmodes.store.connection import MEMORY, Opened, connect, open_store
-from clmodes.store.contention import is_corruption, patiently
+from clmodes.store.contention import BUSY_TIMEOUT_MS, is_corruption, patiently
 from clmodes.store.recovery import confirmed, header_damaged, identity, move_aside, salvage
 
 log = logging.getLogger("clmodes")
@@ -199,6 +199,51 @@ class Database:
             except sqlite3.Error as error:
                 log.warning("clmodes store %s: write failed (%s)", self.location, error)
                 return False
+
+    def write_if_free(self, statements: list[Statement], wait_s: float) -> bool:
+        """All of `statements` in one transaction if the store can take them within
+        `wait_s`; False (nothing written, nothing logged above DEBUG) if another process
+        holds the write lock, the store cannot be written (read-only, or in memory) or
+        the write fails. For bookkeeping that must never hold up its caller (last uses,
+        `uses`): it is tried again later, and a read-only store is never copied into
+        memory for it."""
+        if self.read_only or self.in_memory:
+            return False
+        with self._lock:
+            connection = self._connection
+            try:
+                connection.execute(f"PRAGMA busy_timeout = {max(0, int(wait_s * 1000))}")
+                try:
+                    self.execute_in_transaction(statements)
+                finally:
+                    self._connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                return True
+            except sqlite3.Error as error:
+                log.debug("clmodes store %s: bookkeeping write skipped (%s)", self.location, error)
+                return False
+
+    def compact(self, wait_s: float) -> str:
+        """`VACUUM` the file (freed pages back to the file system) and truncate its log,
+        waiting at most `wait_s` for another process's write lock; "vacuum", or why not
+        (`clmodes.store.pruning` says when this is worth it)."""
+        if self.in_memory or self.read_only:
+            return "not a writable file"
+        with self._lock:
+            connection = self._connection
+            try:
+                connection.execute(f"PRAGMA busy_timeout = {max(0, int(wait_s * 1000))}")
+                connection.execute("VACUUM")
+                connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                return "vacuum"
+            except sqlite3.Error as error:
+                log.info("clmodes store %s: not compacted (%s); its free pages are reused "
+                         "by later writes", self.location, error)
+                return f"skipped: {error}"
+            finally:
+                try:
+                    connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                except sqlite3.Error:
+                    pass
 
     def delete(self, sql: str, parameters: tuple[Any, ...]) -> int:
         """Run one DELETE now; the number of rows deleted (0 if it failed, logged)."""

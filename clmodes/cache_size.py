@@ -1,0 +1,75 @@
+"""`clmodes.prune(max_size)` and `$CLMODES_CACHE_MAX_SIZE`: a local store that stays small.
+
+The store only grows: every warm adds binaries and decisions, and nothing old goes unless
+someone clears it all. A cap evicts the least recently used entries first
+(`clmodes.store.pruning`, which says what goes together and what a live lease keeps).
+
+`$CLMODES_CACHE_MAX_SIZE` applies the cap after each successful `warm()`, once its own
+entries are committed (so they are the most recent, and a cap below one workload keeps
+the most recent part of it); it compacts the file only once a quarter of it is free
+(`pruning.AUTO_COMPACT_AT`), not after every warm. A value that is not a size is one warning naming the
+variable and no prune: the warm has done its work, and a typo in a cap must not undo it
+or fail it. `clmodes fleet warm`'s nodes warm into fresh stores that are exported whole,
+so the variable is not passed to them (`fleet.tasks`); the fleet's driver writes a
+bundle, not a local store, so there is nothing there to cap.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from clmodes.runtime import default_store
+from clmodes.store import Store
+from clmodes.store.pruning import AUTO_COMPACT_AT, PruneReport
+from clmodes.store.sizes import SizeError, parse_size, shown
+
+log = logging.getLogger("clmodes")
+
+MAX_SIZE_ENV = "CLMODES_CACHE_MAX_SIZE"
+
+
+def prune(max_size: int | str, store: Store | None = None) -> PruneReport:
+    """Evict the least recently used entries of `store` (default: the process's) until
+    they take at most `max_size` bytes (an int, or a size like `"500MB"`); compact the
+    file. `SizeError` (a `ValueError`) for a size that is not one."""
+    if isinstance(max_size, str):
+        max_size = parse_size(max_size)
+    if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 0:
+        raise SizeError(f"{max_size!r} is not a size (a number of bytes, 0 or more)")
+    return (store or default_store()).prune(max_size)
+
+
+def environment_cap() -> int | None:
+    """The cap `$CLMODES_CACHE_MAX_SIZE` sets, or None (unset, empty, or not a size: then
+    one warning naming the variable)."""
+    text = os.environ.get(MAX_SIZE_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        return parse_size(text)
+    except SizeError as error:
+        log.warning("$%s: %s; the store is not pruned", MAX_SIZE_ENV, error)
+        return None
+
+
+def apply_environment_cap(store: Store) -> PruneReport | None:
+    """Prune `store` to `$CLMODES_CACHE_MAX_SIZE` if it is set (one log line when
+    something was evicted); never raises: a failed prune is a warning, the caller's work
+    stands."""
+    cap = environment_cap()
+    if cap is None or store.read_only:
+        return None
+    try:
+        report = store.prune(cap, compact_at=AUTO_COMPACT_AT)
+    except Exception as error:  # noqa: BLE001 - bookkeeping after the warm's success
+        log.warning("$%s: could not prune the store at %s (%s)", MAX_SIZE_ENV,
+                    store.location, error)
+        return None
+    if report.evicted_bytes or any(report.evicted.values()):
+        log.info("$%s=%s: evicted %d binaries, %d tune results and %d measurements "
+                 "(%d bytes) from %s; %d bytes left", MAX_SIZE_ENV, shown(cap),
+                 report.evicted["binaries"], report.evicted["tune_results"],
+                 report.evicted["measurements"], report.evicted_bytes, store.location,
+                 report.bytes_after)
+    return report

@@ -1,0 +1,216 @@
+"""Keeping the store under a size: evict the least recently used entries first.
+
+`prune(db, max_size)` reads every entry's bytes and last use (`footprint`), and evicts the
+least recently used until the entries' bytes are at most `max_size`, in one write
+transaction: a concurrent warm commits wholly before it or wholly after it (its writes
+are one transaction too, and wait for this one like any second writer, `contention`), so
+no reader ever sees a binary without its kernel rows, or the reverse.
+
+What goes together: a binary takes its kernel index rows and their recorded identities
+(a kernel row pointing at a missing binary would be a lookup that always misses); a
+tune decision is evicted alone, and when the last decision of a key goes, that key's
+measurements go with it (they exist to resume or re-tune that key). Measurements of a key
+with no decision left (a tune killed before it decided) are an entry of their own.
+
+What is never evicted: the entries of a key some live process is tuning now, by its lease
+(`leases.live_keys`: a heartbeat within `STALE_S` and, on this host, a running owner): the
+key's decisions (any candidate set) and its measurements, which that tune resumes from and
+records into. That is the only use the store can see while it happens. A binary a live
+process has loaded, or a winner it holds, it already has in memory (it reads each once),
+so evicting the row never affects that process, only the next one, which builds or tunes it
+again; its use was noted (`uses`), so it sorts as recent, which is what LRU is for.
+
+Then the file is compacted with `VACUUM`, so that it actually shrinks (SQLite otherwise
+keeps freed pages for reuse and the file never gets smaller): by `clmodes cache prune`
+whenever it evicted something; by the cap applied after every warm only once at least
+`AUTO_COMPACT_AT` of the file is free pages, since a `VACUUM` rewrites all that is kept and
+doing it after every warm would cost each warm time in proportion to the cap. Not
+`incremental_vacuum`: it needs `auto_vacuum` set before the first table is created, which
+no existing store has, and turning it on is itself a full `VACUUM`. `VACUUM` holds the
+write lock while it rewrites what is kept (at most the cap), so it waits at most
+`COMPACT_WAIT_S` for the lock and is skipped (said in the report) when a warm holds it:
+the freed pages are then reused by later writes, and the next prune compacts. The
+write-ahead log is then checkpointed and truncated (`size_on_disk` counts it), as far as
+readers allow.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+import time
+from typing import Any
+
+from clmodes.store import footprint, leases
+from clmodes.store.contention import patiently
+from clmodes.store.footprint import Entry
+from clmodes.store.maintenance import size_on_disk
+from clmodes.store.transactions import Database
+from clmodes.store.uses import BINARY, MEASUREMENT, TUNE, UseNotes, entry_text
+
+COMPACT_WAIT_S = 2.0
+AUTO_COMPACT_AT = 0.25  # the cap after a warm compacts once a quarter of the file is free
+
+ORPHAN_KERNELS = ("DELETE FROM kernels WHERE NOT EXISTS (SELECT 1 FROM binaries b "
+                  "WHERE b.exact = kernels.exact AND b.batch = kernels.batch)")
+
+
+@dataclasses.dataclass(frozen=True)
+class PruneReport:
+    """What a prune did. Bytes are entry bytes (`footprint`) except `file_bytes_*` (the
+    SQLite file and its log on disk)."""
+
+    location: str
+    max_size: int
+    bytes_before: int
+    bytes_after: int
+    file_bytes_before: int
+    file_bytes_after: int
+    evicted: dict[str, int]  # binaries, kernels, tune_results, measurements: rows deleted
+    evicted_bytes: int
+    in_use: int  # entries kept because a live tune lease holds their key
+    compacted: str  # "vacuum", or why the file was not compacted
+
+    @property
+    def over_cap(self) -> bool:
+        """Is the store still above the cap (what is left is in use)?"""
+        return self.bytes_after > self.max_size
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "over_cap": self.over_cap}
+
+
+@dataclasses.dataclass
+class Plan:
+    """The entries chosen for eviction, and what it leaves."""
+
+    evict: list[Entry]
+    bytes_before: int
+    bytes_after: int
+    in_use: int
+
+
+def choose(found: list[Entry], live: set[leases.LeaseKey], max_size: int) -> Plan:
+    """Least recently used first (ties: measurements, then decisions, then binaries:
+    cheapest to rebuild first), skipping what a live lease holds, until the total is at
+    most `max_size`. A key's measurements go with its last decision."""
+    total = sum(e.bytes for e in found)
+    leased_groups = {key[:3] for key in live}
+    measured = {e.group: e for e in found if e.kind == MEASUREMENT}
+    decisions: dict[tuple[Any, ...], int] = {}
+    for e in found:
+        if e.kind == TUNE:
+            decisions[e.group] = decisions.get(e.group, 0) + 1
+
+    def held(e: Entry) -> bool:
+        if e.kind == BINARY:
+            return False
+        return e.key[1:4] in leased_groups  # the key's entries, any candidate set
+
+    order = {MEASUREMENT: 0, TUNE: 1, BINARY: 2}
+    candidates = [e for e in found if not (e.kind == MEASUREMENT and decisions.get(e.group))]
+    candidates.sort(key=lambda e: (e.used, order[e.kind]))
+    evict: list[Entry] = []
+    left, in_use = total, 0
+    for e in candidates:
+        if left <= max_size:
+            break
+        if held(e):
+            in_use += 1
+            continue
+        evict.append(e)
+        left -= e.bytes
+        if e.kind == TUNE:
+            decisions[e.group] -= 1
+            group = measured.get(e.group)
+            if not decisions[e.group] and group is not None:
+                evict.append(group)
+                left -= group.bytes
+    return Plan(evict, total, left, in_use)
+
+
+def delete(connection: sqlite3.Connection, e: Entry) -> None:
+    """Delete one entry (and what goes with it) inside the caller's transaction."""
+    if e.kind == BINARY:
+        connection.execute("DELETE FROM kernel_identity WHERE exact=? AND kernel_key IN "
+                           "(SELECT kernel_key FROM kernels WHERE exact=? AND batch=?)",
+                           (e.key[0], *e.key))
+        connection.execute("DELETE FROM kernels WHERE exact=? AND batch=?", e.key)
+        connection.execute("DELETE FROM binaries WHERE exact=? AND batch=?", e.key)
+    elif e.kind == TUNE:
+        connection.execute("DELETE FROM tune WHERE format=? AND model=? AND tunable=? AND "
+                           "tune_key=? AND candidates=?", e.key)
+        connection.execute(f"DELETE FROM tune_lease WHERE {leases.WHERE}", e.key[1:])  # dead
+    else:
+        connection.execute("DELETE FROM measurement WHERE format=? AND model=? AND tunable=? "
+                           "AND tune_key=?", e.key)
+    connection.execute("DELETE FROM last_use WHERE kind=? AND entry=?", (e.kind, entry_text(e.key)))
+
+
+def counts(evicted: list[Entry]) -> dict[str, int]:
+    """Rows deleted per kind, as the report names them."""
+    found = {"binaries": 0, "kernels": 0, "tune_results": 0, "measurements": 0}
+    for e in evicted:
+        if e.kind == BINARY:
+            found["binaries"] += 1
+            found["kernels"] += e.rows - 1
+        elif e.kind == TUNE:
+            found["tune_results"] += 1
+        else:
+            found["measurements"] += e.rows
+    return found
+
+
+def prune_once(db: Database, notes: UseNotes, max_size: int) -> tuple[Plan, int]:
+    """One transaction: this process's noted uses written, entries read, the plan
+    carried out; returns the plan and the orphaned kernel rows removed."""
+    with db.transaction() as connection:
+        taken = notes.write_into(connection)
+
+        def read(sql: str) -> list[tuple[Any, ...]]:
+            return connection.execute(sql).fetchall()
+
+        now = time.time()
+        plan = choose(footprint.entries(read), leases.live_keys(read(leases.LIVE_SELECT), now),
+                      max_size)
+        for e in plan.evict:
+            delete(connection, e)
+        orphans = connection.execute(ORPHAN_KERNELS).rowcount
+        existing = {(e.kind, entry_text(e.key)) for e in footprint.entries(read, with_uses=False)}
+        stale = [row for row in read("SELECT kind, entry FROM last_use") if tuple(row) not in existing]
+        connection.executemany("DELETE FROM last_use WHERE kind=? AND entry=?", stale)
+    notes.written(taken)
+    return plan, orphans
+
+
+def free_fraction(db: Database) -> float:
+    """The share of the file's pages that are free (what `VACUUM` would give back)."""
+    pages = db.query("PRAGMA page_count")
+    free = db.query("PRAGMA freelist_count")
+    if not pages or not free or not pages[0][0]:
+        return 0.0
+    return footprint.number(free[0][0]) / footprint.number(pages[0][0])
+
+
+def prune(db: Database, notes: UseNotes, max_size: int, compact_at: float = 0.0) -> PruneReport:
+    """Evict least recently used entries until the store's entries take at most
+    `max_size` bytes; then compact the file if anything went and at least `compact_at`
+    of its pages are free (0: whenever anything went). See the module's doc."""
+    if max_size < 0:
+        raise ValueError(f"max_size {max_size} is negative")
+    file_before = size_on_disk(db.path)
+    if db.read_only:  # its writes would go to this process's copy in memory, and vanish
+        size = footprint.total_bytes(lambda sql: db.query(sql))
+        return PruneReport(db.location, max_size, size, size, file_before, file_before,
+                           counts([]), 0, 0, "read-only store: nothing evicted")
+    plan, orphans = patiently(lambda: prune_once(db, notes, max_size))
+    evicted = counts(plan.evict)
+    evicted["kernels"] += orphans
+    compacted = "nothing evicted"
+    if plan.evict or orphans:
+        free = free_fraction(db)
+        compacted = (db.compact(COMPACT_WAIT_S) if free > 0 and free >= compact_at
+                     else f"not compacted: {free:.0%} of the file is free pages, reused by later writes")
+    return PruneReport(db.location, max_size, plan.bytes_before, plan.bytes_after, file_before,
+                       size_on_disk(db.path), evicted, plan.bytes_before - plan.bytes_after,
+                       plan.in_use, compacted)
