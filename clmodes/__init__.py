@@ -59,6 +59,18 @@ from clmodes.probing import ProbePolicy, ProbeResult, probe
 from clmodes.roofline import roofline_fraction
 
 from clmodes._version import __version__  # noqa: E402
+from clmodes.store import tiers as _tiers
+
+
+def _remote_from_environment() -> "_tiers.ReadThrough | None":
+    """`$CLMODES_REMOTE`'s tier, made at the first local miss (`clmodes.store.tiers`):
+    imported only then, so that `import clmodes` opens no connection and loads no client."""
+    from clmodes.remote import from_environment
+
+    return from_environment()
+
+
+_tiers.set_factory(_remote_from_environment)
 
 __all__ = [
     "AutotuneStatistics",
