@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import argparse
 
+from clmodes import remote
 from clmodes.runtime import default_store
+from clmodes.cli.remote import configure_remote
 from clmodes.cli.devices import select_device
 from clmodes.cli.errors import refuse_read_only
 from clmodes.cli.render import cache_clear_text, cache_info_text, emit
 
 
 def run_cache_info(args: argparse.Namespace) -> int:
-    """Where the store is, and what it holds per device model and driver."""
-    emit(args.json, default_store().info(), cache_info_text)
+    """Where the store is, what it holds per device model and driver, and the remote
+    behind it (where, reachable, what came from it), if one is configured."""
+    configure_remote(args)
+    store = default_store()
+    emit(args.json, {**store.info(), "remote": remote.status(store)}, cache_info_text)
     return 0
 
 

@@ -102,10 +102,10 @@ class RemoteTier:
             what = "program binaries are code" if code else "tune results need a trusted signer"
             self.tally.refused += 1
             if self._first_warning((entry.signer.fingerprint, what)):
-                log.warning("clmodes remote %s: entry %s refused, and every other entry %s: "
-                            "%s (%s; trust the publisher's KEY.pub with --trust, "
-                            "$CLMODES_TRUSTED_KEYS or trusted-keys/)", self.remote.name,
-                            entry.key, "of this kind " + who.split(",")[0], who, what)
+                log.warning("clmodes remote %s: refusing entries %s (%s; trust the "
+                            "publisher's KEY.pub with --trust, $CLMODES_TRUSTED_KEYS or "
+                            "trusted-keys/); first refused: %s", self.remote.name, who, what,
+                            entry.key)
             else:
                 log.debug("clmodes remote %s: entry %s refused: %s", self.remote.name,
                           entry.key, who)
