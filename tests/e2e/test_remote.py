@@ -1,0 +1,239 @@
+"""A team's shared cache on a real Redis: two stores play two machines, the remote is
+tampered with, killed, stopped, full, written by two publishers at once.
+
+Every clmodes process runs inside one private network and PID namespace with its
+`redis-server` (`support.remote_namespace`), which ends with the test. Skipped, with
+the reason, without redis-server, redis-py or unshare.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from clmodes.bundle import keygen
+from clmodes.remote import entry as remote_entry
+from support.remote_namespace import URL, RemoteNamespace
+from support.subprocesses import RUN_WORKLOAD, environment, require_runtime
+
+POCL = "Portable Computing Language"
+WARM = ("import json, logging, clmodes; from support import tunables; "
+        "logging.basicConfig(level=logging.INFO); "  # its publishing line is INFO
+        "print(json.dumps(clmodes.warm(tunables.workload).as_dict()))")
+# A read through the remote first (it answers), then the server is stopped or killed by
+# the pid the controller gave, then the workload runs: its misses meet a dead remote.
+MID_RUN = """
+import os, signal, clmodes
+clmodes.default_store().get_tune("m", "t", "k", "c")
+os.kill(int(os.environ["REDIS_PID"]), getattr(signal, os.environ["REDIS_SIGNAL"]))
+""" + RUN_WORKLOAD
+
+
+@pytest.fixture
+def namespace(tmp_path: Path):
+    why = RemoteNamespace.unusable()
+    if why:
+        pytest.skip(why)
+    made = RemoteNamespace(tmp_path)
+    made.start(environment())
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def key(tmp_path: Path) -> Path:
+    keygen(tmp_path / "team.key")
+    return tmp_path / "team.key"
+
+
+def _env(tmp_path: Path, store: str, device: str, *, trust: Path | None = None,
+         sign: Path | None = None, remote: bool = True, **extra: str) -> dict[str, str]:
+    (tmp_path / "config").mkdir(exist_ok=True)  # no trusted-keys/ but the test's
+    env = {"CLMODES_CACHE_DIR": str(tmp_path / store), "CLMODES_DEVICE": device,
+           "CLMODES_CONFIG_DIR": str(tmp_path / "config"),
+           "CLMODES_TRUSTED_KEYS": str(trust.with_name(trust.name + ".pub")) if trust else "",
+           "CLMODES_SIGNING_KEY": str(sign) if sign else "",
+           "CLMODES_REMOTE": URL if remote else "", **extra}
+    return env
+
+
+def _python(ns: RemoteNamespace, code: str, env: dict[str, str]) -> dict:
+    out = ns.run([sys.executable, "-c", code], env)
+    assert out["returncode"] == 0, out["stderr"]
+    assert "Traceback" not in out["stderr"], out["stderr"]
+    return {**json.loads(out["stdout"].strip().splitlines()[-1]), "stderr": out["stderr"]}
+
+
+def _cli(ns: RemoteNamespace, env: dict[str, str], *args: str) -> dict:
+    out = ns.run([sys.executable, "-m", "clmodes", *args], env)
+    assert "Traceback" not in out["stderr"], out["stderr"]
+    return out
+
+
+def _warm(ns: RemoteNamespace, tmp_path: Path, store: str, device: str, sign: Path) -> dict:
+    return _python(ns, WARM, _env(tmp_path, store, device, sign=sign))
+
+
+def _cold_ok(run: dict) -> None:
+    """A run that took nothing from the remote and still ran correctly."""
+    assert run["demo_ok"] and run["tuned_ok"]
+    assert run["compilation"]["loaded"] == 0 and run["compilation"]["compiled"] == 13
+
+
+def _keys(ns: RemoteNamespace, kind: str) -> list[bytes]:
+    return sorted(ns.redis("KEYS", f"clmodes:1:{kind}:*"))
+
+
+def test_a_second_machine_trusting_the_key_compiles_and_tunes_nothing(
+        namespace: RemoteNamespace, tmp_path: Path, key: Path, runtime: str):
+    warmed = _warm(namespace, tmp_path, "a", runtime, key)
+    assert warmed["compilation"]["compiled"] >= 15 and warmed["autotune"]["keys"] == 1
+    assert "published" in warmed["stderr"]
+
+    run = _python(namespace, RUN_WORKLOAD, _env(tmp_path, "b", runtime, trust=key))
+    assert run["demo_ok"] and run["tuned_ok"]
+    assert run["compilation"]["compiled"] == 0 and run["compilation"]["builds"] == 0
+    assert run["compilation"]["loaded"] == 13 and run["autotune"]["keys"] == 0
+    assert run["source_builds"] == 0
+
+    # Kept locally, with its origin: the next process needs no remote at all.
+    listed = json.loads(_cli(namespace, _env(tmp_path, "b", runtime, remote=False),
+                             "tune", "list", "--json")["stdout"])
+    assert [e["origin"] for e in listed["entries"]] == ["remote"]
+    info = json.loads(_cli(namespace, _env(tmp_path, "b", runtime, trust=key),
+                           "cache", "info", "--json")["stdout"])
+    assert info["remote"]["reachable"] and info["remote"]["url"] == URL
+    assert info["remote"]["from_remote"]["tune_results"] == 1
+    assert info["remote"]["from_remote"]["binaries"] >= 1
+    checked = _cli(namespace, _env(tmp_path, "b", runtime, remote=False), "check",
+                   "support.tunables:workload")
+    assert checked["returncode"] == 0, checked["stdout"] + checked["stderr"]
+
+
+def test_a_machine_not_trusting_the_key_takes_no_binary_and_runs_correctly(
+        namespace: RemoteNamespace, tmp_path: Path, key: Path):
+    device = require_runtime(POCL)
+    _warm(namespace, tmp_path, "a", device, key)
+    run = _python(namespace, RUN_WORKLOAD, _env(tmp_path, "c", device))
+    _cold_ok(run)
+    assert run["autotune"]["keys"] == 1  # its tune result is refused too
+    assert run["stderr"].count("refusing entries signed by") == 2  # binaries, tune results
+    # With --allow-unsigned the tune result is used (a warning); binaries never.
+    allowed = _cli(namespace, _env(tmp_path, "d", device), "check", "support.tunables:workload",
+                   "--allow-unsigned", "--json")
+    report = json.loads(allowed["stdout"])
+    assert report["autotune"]["keys"] == 0 and report["compilation"]["loaded"] == 0
+    assert "using tune results signed by" in allowed["stderr"]
+
+
+def test_tampered_entries_are_refused_one_line_each(namespace: RemoteNamespace,
+                                                    tmp_path: Path, key: Path):
+    device = require_runtime(POCL)
+    _warm(namespace, tmp_path, "a", device, key)
+    [binary] = _keys(namespace, "binary")
+    kernels = _keys(namespace, "kernel")
+    [tune] = _keys(namespace, "tune")
+    value = bytearray(namespace.redis("GET", binary))
+    value[len(value) // 2] ^= 0x01  # a flipped byte inside the program binary
+    namespace.redis("SET", binary, bytes(value))
+    first, second = (namespace.redis("GET", k) for k in kernels[:2])
+    namespace.redis("SET", kernels[0], second)  # swapped: each signed for the other's key
+    namespace.redis("SET", kernels[1], first)
+    [model] = namespace.redis("HKEYS", tune)
+    namespace.redis("HSET", tune, model, b"x" * (2 << 20))  # over the 1 MiB limit
+    header = b"not json"
+    junk = remote_entry.MAGIC + len(header).to_bytes(4, "big") + header + b"\0" * 64
+    namespace.redis("HSET", tune, model.replace(b"2CU", b"3CU"), junk)
+
+    run = _python(namespace, RUN_WORKLOAD, _env(tmp_path, "b", device, trust=key))
+    _cold_ok(run)
+    assert run["autotune"]["keys"] == 1
+    refused = [line for line in run["stderr"].splitlines() if " refused: " in line]
+    assert any(kernels[0].decode() in line and "bad signature" in line for line in refused)
+    assert any(kernels[1].decode() in line and "bad signature" in line for line in refused)
+    assert any(tune.decode() in line and "limit" in line for line in refused)
+    assert any(tune.decode() in line and "does not parse" in line for line in refused)
+    # The binary is named only if an index entry still led to it (both were swapped);
+    # read directly under its own key, the flipped byte is a bad signature.
+    with pytest.raises(remote_entry.MalformedEntry, match="bad signature"):
+        remote_entry.decode(binary.decode(), bytes(value))
+
+
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGSTOP"])
+def test_the_server_lost_mid_run_costs_one_warning_and_the_run_finishes(
+        namespace: RemoteNamespace, tmp_path: Path, how: str):
+    device = require_runtime(POCL)
+    pid = namespace.ask("server", action="resume")["pid"]
+    run = _python(namespace, MID_RUN, _env(tmp_path, "b", device, REDIS_PID=str(pid),
+                                           REDIS_SIGNAL=how))
+    _cold_ok(run)
+    assert run["stderr"].count("using the local store only") == 1, run["stderr"]
+    if how == "SIGSTOP":
+        assert "imeout" in run["stderr"]  # the socket timeout, once
+        namespace.ask("server", action="resume")
+
+
+def test_a_remote_down_from_the_start_costs_one_warning(namespace: RemoteNamespace,
+                                                        tmp_path: Path, key: Path):
+    device = require_runtime(POCL)
+    namespace.ask("server", action="kill")
+    run = _python(namespace, RUN_WORKLOAD, _env(tmp_path, "b", device, trust=key))
+    _cold_ok(run)
+    assert run["stderr"].count("using the local store only") == 1, run["stderr"]
+    warmed = _warm(namespace, tmp_path, "c", device, key)  # publishing to it: one warning
+    assert warmed["compilation"]["compiled"] >= 15
+    assert warmed["stderr"].count("using the local store only") == 1
+
+
+def test_a_full_remote_fails_no_warm(tmp_path: Path, key: Path):
+    device = require_runtime(POCL)
+    why = RemoteNamespace.unusable()
+    if why:
+        pytest.skip(why)
+    full = RemoteNamespace(tmp_path)
+    full.start(environment(), maxmemory="1mb")
+    try:
+        warmed = _warm(full, tmp_path, "a", device, key)
+        assert warmed["compilation"]["compiled"] >= 15
+        assert warmed["stderr"].count("using the local store only") == 1
+        assert "OOM" in warmed["stderr"]
+    finally:
+        full.close()
+
+
+def test_concurrent_publishers_agree(namespace: RemoteNamespace, tmp_path: Path):
+    device = require_runtime(POCL)
+    keys = []
+    for name in ("one", "two"):
+        keygen(tmp_path / name)
+        keys.append(tmp_path / name)
+    pids = [namespace.ask("spawn", argv=[sys.executable, "-c", WARM],
+                          env=_env(tmp_path, f"a-{k.name}", device, sign=k))["pid"]
+            for k in keys]
+    for pid in pids:
+        done = namespace.ask("wait", pid=pid)
+        assert done["returncode"] == 0, done["stderr"]
+    signers = set()
+    for name in _keys(namespace, "binary") + _keys(namespace, "kernel"):
+        signers.add(remote_entry.decode(name.decode(), namespace.redis("GET", name)).signer.short)
+    [tune] = _keys(namespace, "tune")
+    assert len(namespace.redis("HKEYS", tune)) == 1  # one decision per model: the first
+    assert len(_keys(namespace, "binary")) == 1
+    # Whoever wrote each entry first, a reader trusting both gets one consistent set.
+    both = f"{keys[0]}.pub:{keys[1]}.pub"
+    run = _python(namespace, RUN_WORKLOAD,
+                  _env(tmp_path, "reader", device, CLMODES_TRUSTED_KEYS=both))
+    assert run["demo_ok"] and run["tuned_ok"]
+    assert run["compilation"]["compiled"] == 0 and run["autotune"]["keys"] == 0
+    assert signers <= {k.short for k in map(_public, keys)}
+    again = _warm(namespace, tmp_path, f"a-{keys[0].name}", device, keys[0])
+    assert "published 0 entries" in again["stderr"]  # idempotent: nothing sent twice
+
+
+def _public(private: Path):
+    from clmodes.bundle import load_public_key
+
+    return load_public_key(private.with_name(private.name + ".pub"))
