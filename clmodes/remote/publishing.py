@@ -91,7 +91,11 @@ def publish(remote: Remote, entries: StoreEntries, key: SigningKey) -> Published
             r.model: encode(layout.field_key(group, r.model), content_of(r), b"", private)
             for r in rows if r.model not in there_fields})
     report.available = remote.available
-    log.info("clmodes remote %s: published %d entries (%d already there)", remote.name,
-             report.written, report.present)
+    if report.available:
+        log.info("clmodes remote %s: published %d entries (%d already there)", remote.name,
+                 report.written, report.present)
+    else:
+        log.info("clmodes remote %s: unavailable; published %d entries before it failed",
+                 remote.name, report.written)
     return report
 

@@ -80,7 +80,7 @@ def _warm(ns: RemoteNamespace, tmp_path: Path, store: str, device: str, sign: Pa
 def _cold_ok(run: dict) -> None:
     """A run that took nothing from the remote and still ran correctly."""
     assert run["demo_ok"] and run["tuned_ok"]
-    assert run["compilation"]["loaded"] == 0 and run["compilation"]["compiled"] == 13
+    assert run["compilation"]["loaded"] == 0 and run["compilation"]["compiled"] >= 13
 
 
 def _keys(ns: RemoteNamespace, kind: str) -> list[bytes]:
@@ -199,7 +199,7 @@ def test_a_full_remote_fails_no_warm(tmp_path: Path, key: Path):
         warmed = _warm(full, tmp_path, "a", device, key)
         assert warmed["compilation"]["compiled"] >= 15
         assert warmed["stderr"].count("using the local store only") == 1
-        assert "OOM" in warmed["stderr"]
+        assert "maxmemory" in warmed["stderr"], warmed["stderr"][-3000:]  # out of memory
     finally:
         full.close()
 
@@ -217,11 +217,18 @@ def test_concurrent_publishers_agree(namespace: RemoteNamespace, tmp_path: Path)
         done = namespace.ask("wait", pid=pid)
         assert done["returncode"] == 0, done["stderr"]
     signers = set()
-    for name in _keys(namespace, "binary") + _keys(namespace, "kernel"):
-        signers.add(remote_entry.decode(name.decode(), namespace.redis("GET", name)).signer.short)
+    binaries = {name.decode() for name in _keys(namespace, "binary")}
+    for name in binaries:
+        signers.add(remote_entry.decode(name, namespace.redis("GET", name)).signer.short)
+    for name in _keys(namespace, "kernel"):
+        indexed = remote_entry.decode(name.decode(), namespace.redis("GET", name))
+        signers.add(indexed.signer.short)
+        # Each kernel key has one entry (the first written), and it names a binary that
+        # is there: the two warms may have chosen other winners, so other batches.
+        assert name.decode().replace(":kernel:", ":binary:").rsplit(":", 1)[0] + ":" + \
+            indexed.content["batch"] in binaries
     [tune] = _keys(namespace, "tune")
     assert len(namespace.redis("HKEYS", tune)) == 1  # one decision per model: the first
-    assert len(_keys(namespace, "binary")) == 1
     # Whoever wrote each entry first, a reader trusting both gets one consistent set.
     both = f"{keys[0]}.pub:{keys[1]}.pub"
     run = _python(namespace, RUN_WORKLOAD,
