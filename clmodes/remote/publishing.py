@@ -74,12 +74,19 @@ def publish(remote: Remote, entries: StoreEntries, key: SigningKey) -> Published
     report = Published(remote.name)
     binaries = {layout.binary_key(r.exact, r.batch): r for r in entries.binaries}
     kernels = {layout.kernel_key(r.exact, r.kernel_key): r for r in entries.kernels}
-    for named in (binaries, kernels):
-        there = remote.present(list(named))
-        report.present += len(there)
-        report.written += remote.put({
-            name: encode(name, content_of(row), getattr(row, "binary", b""), private)
-            for name, row in named.items() if name not in there})
+    listed: dict[tuple[str, str], list[str]] = {}
+    for kernel in entries.kernels:
+        listed.setdefault((kernel.exact, kernel.batch), []).append(kernel.kernel_key)
+    there = remote.present(list(binaries))
+    report.present += len(there)
+    report.written += remote.put({  # each lists its kernels: a reader takes them all
+        name: encode(name, {**content_of(row), "kernel_keys": sorted(listed.get(
+            (row.exact, row.batch), []))}, row.binary, private)
+        for name, row in binaries.items() if name not in there})
+    there = remote.present(list(kernels))
+    report.present += len(there)
+    report.written += remote.put({name: encode(name, content_of(row), b"", private)
+                                  for name, row in kernels.items() if name not in there})
     by_group: dict[str, list[TuneRow]] = {}
     for row in entries.tune:
         group = layout.tune_key(row.format, row.tunable, row.tune_key, row.candidates)

@@ -68,6 +68,7 @@ class RemoteTier:
         self.load_check = load_check
         self.tally = Tally()
         self._asked: set[tuple[str, ...]] = set()
+        self._listed: dict[str, list[str]] = {}  # batch -> the kernel keys its entry lists
         self._lock = threading.Lock()
         self._warned: set[tuple[str, str]] = set()
 
@@ -165,15 +166,7 @@ class RemoteTier:
         wanted = [k[2] for k in self._first_ask([("kernel", exact, k) for k in kernel_keys])]
         if not wanted:
             return
-        names = {layout.kernel_key(exact, k): k for k in wanted}
-        kernels: list[tuple[KernelRow, Entry]] = []
-        for name, value in self.remote.get(list(names), layout.MAX_KERNEL_ENTRY).items():
-            entry = self._entry(name, value)
-            if entry is None:
-                continue
-            kernel = self._kernel_row(entry, exact, names[name])
-            if kernel is not None and self._trusted(entry, code=True):
-                kernels.append((kernel, entry))
+        kernels = self._kernel_rows(exact, wanted)
         batches = {layout.binary_key(exact, r.batch): r.batch for r, _ in kernels}
         held = {b for b in batches.values() if store.get_binary(exact, b) is not None}
         fetched = self.remote.get([n for n, b in batches.items() if b not in held],
@@ -186,6 +179,14 @@ class RemoteTier:
             binary = self._binary_row(entry, exact, batches[name])
             if binary is not None and self._trusted(entry, code=True):
                 binaries.append((binary, entry))
+        # Every kernel a new binary holds, not only those asked for now: a program is
+        # loaded once per process with the argument info its rows give then (some drivers,
+        # Intel's, drop it from programs made from binaries), so a row read later would
+        # come too late for a kernel of the same program.
+        have = {r.kernel_key for r, _ in kernels}
+        more = [k for r, _ in binaries for k in self._listed[r.batch] if k not in have]
+        kernels += self._kernel_rows(exact, [k[2] for k in self._first_ask(
+            [("kernel", exact, k) for k in more])])
         usable = held | {r.batch for r, _ in binaries}
         kernels = [(r, e) for r, e in kernels if self._kernel_valid(r, e, exact, usable)]
         refused = self._load_refusals(exact, [r for r, _ in binaries], [r for r, _ in kernels])
@@ -194,6 +195,19 @@ class RemoteTier:
         if kernels:
             self._add(store, StoreEntries([], [r for r, _ in binaries], [r for r, _ in kernels]),
                       {(BINARY, exact, r.batch): e for r, e in binaries})
+
+    def _kernel_rows(self, exact: str, kernel_keys: list[str]) -> list[tuple[KernelRow, Entry]]:
+        """The verified, trusted kernel index entries of these keys the remote holds."""
+        names = {layout.kernel_key(exact, k): k for k in kernel_keys}
+        kernels: list[tuple[KernelRow, Entry]] = []
+        for name, value in self.remote.get(list(names), layout.MAX_KERNEL_ENTRY).items():
+            entry = self._entry(name, value)
+            if entry is None:
+                continue
+            kernel = self._kernel_row(entry, exact, names[name])
+            if kernel is not None and self._trusted(entry, code=True):
+                kernels.append((kernel, entry))
+        return kernels
 
     def _kernel_row(self, entry: Entry, exact: str, kernel_key: str) -> KernelRow | None:
         content = entry.content
@@ -215,10 +229,15 @@ class RemoteTier:
     def _binary_row(self, entry: Entry, exact: str, batch: str) -> BinaryRow | None:
         content = entry.content
         fields = {"exact", "batch", "units", "sha256"}
-        if set(content) != fields or not all(isinstance(content[f], str) for f in fields) \
-                or content["exact"] != exact or content["batch"] != batch:
+        listed = content.get("kernel_keys")
+        if set(content) != {*fields, "kernel_keys"} \
+                or not all(isinstance(content[f], str) for f in fields) \
+                or content["exact"] != exact or content["batch"] != batch \
+                or not isinstance(listed, list) or len(listed) > layout.MAX_KERNELS \
+                or not all(isinstance(k, str) and len(k) <= 256 for k in listed):
             self._refuse(entry.key, "its content is not the binary it is stored as")
             return None
+        self._listed[batch] = list(listed)
         row = BinaryRow(exact, batch, content["units"], entry.blob, content["sha256"])
         try:
             validate_binary(entry.key, row)
