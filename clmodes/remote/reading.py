@@ -21,6 +21,10 @@ The remote is hostile data, read as a bundle is read, with the same code:
 - each new binary loaded for its device in a child process first (`bundle.loading`).
 A refused entry is one warning naming its key; nothing raises out of here, and each
 kernel key and tune key is asked once per process.
+
+What is read is written at once, even inside a warm's deferral (`Store.add_entries` is
+its own transaction): it is another machine's committed result, not this warm's work,
+and a workload that fails afterwards has no reason to lose it.
 """
 
 from __future__ import annotations
@@ -79,7 +83,8 @@ class RemoteTier:
             return new
 
     def _refuse(self, key: str, why: str) -> None:
-        self.tally.refused += 1
+        with self._lock:
+            self.tally.refused += 1
         log.warning("clmodes remote %s: entry %s refused: %s", self.remote.name, key, why)
 
     def _entry(self, key: str, value: Value) -> Entry | None:
@@ -101,7 +106,8 @@ class RemoteTier:
             # One warning per signer and kind: a team's remote holds many entries of one
             # untrusted publisher, and a line per entry would bury the run's output.
             what = "program binaries are code" if code else "tune results need a trusted signer"
-            self.tally.refused += 1
+            with self._lock:
+                self.tally.refused += 1
             if self._first_warning((entry.signer.fingerprint, what)):
                 log.warning("clmodes remote %s: refusing entries %s (%s; trust the "
                             "publisher's KEY.pub with --trust, $CLMODES_TRUSTED_KEYS or "
@@ -237,7 +243,8 @@ class RemoteTier:
                 or not all(isinstance(k, str) and len(k) <= 256 for k in listed):
             self._refuse(entry.key, "its content is not the binary it is stored as")
             return None
-        self._listed[batch] = list(listed)
+        with self._lock:
+            self._listed[batch] = list(listed)
         row = BinaryRow(exact, batch, content["units"], entry.blob, content["sha256"])
         try:
             validate_binary(entry.key, row)
@@ -274,16 +281,18 @@ class RemoteTier:
             log.warning("clmodes remote %s: could not keep what it read in the local store "
                         "(%s)", self.remote.name, str(error).splitlines()[0] if str(error) else error)
             return
-        self.tally.tune_results += len(added.tune)
-        self.tally.binaries += len(added.binaries)
-        self.tally.kernels += len(added.kernels)
+        with self._lock:
+            self.tally.tune_results += len(added.tune)
+            self.tally.binaries += len(added.binaries)
+            self.tally.kernels += len(added.kernels)
         if added.tune or added.binaries or added.kernels:
             log.info("clmodes remote %s: read %d tune results, %d binaries, %d kernels into "
                      "the local store", self.remote.name, len(added.tune), len(added.binaries),
                      len(added.kernels))
 
     def describe(self) -> dict[str, Any]:
-        return dataclasses.asdict(self.tally)
+        with self._lock:
+            return dataclasses.asdict(self.tally)
 
 
 def content_of(row: Any) -> dict[str, Any]:

@@ -3,6 +3,8 @@ mistyped value becomes (one line, naming what is wrong), without a server."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -85,3 +87,22 @@ def test_graded_answers_and_remote_entries_are_not_republished():
                             row("read", '{"winner": "a"}')], [], [])
     kept = publishable(entries, {("read", "t", "{}", "c")}, set())
     assert [r.model for r in kept.tune] == ["measured"]
+
+
+def test_a_remote_without_redis_py_is_one_line_naming_the_extra(monkeypatch, capsys):
+    from clmodes.cli import main
+
+    monkeypatch.setenv("CLMODES_REMOTE", "redis://127.0.0.1:1/0")
+    monkeypatch.setitem(sys.modules, "redis", None)  # `import redis` raises ImportError
+    assert main(["cache", "info"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "pip install 'clmodes[remote]'" in err
+
+
+def test_the_library_warns_once_and_runs_local_without_redis_py(monkeypatch, caplog):
+    from clmodes.remote import from_environment
+
+    monkeypatch.setenv("CLMODES_REMOTE", "redis://127.0.0.1:1/0")
+    monkeypatch.setitem(sys.modules, "redis", None)
+    assert from_environment() is None
+    assert "clmodes[remote]" in caplog.text and "local store only" in caplog.text
