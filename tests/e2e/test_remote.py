@@ -244,3 +244,24 @@ def _public(private: Path):
     from clmodes.bundle import load_public_key
 
     return load_public_key(private.with_name(private.name + ".pub"))
+
+
+def test_a_bundle_published_as_fleet_warm_publishes_it_is_read_through(
+        namespace: RemoteNamespace, tmp_path: Path, key: Path):
+    """`fleet warm --sign` publishes its merged bundle from the driver with
+    `clmodes.remote.publish_entries`: here on a bundle made by one warm, without Ray."""
+    device = require_runtime(POCL)
+    maker = _env(tmp_path, "maker", device, remote=False)
+    _python(namespace, WARM, maker)
+    bundle = tmp_path / "merged.clmodes"
+    exported = _cli(namespace, maker, "bundle", "export", str(bundle), "--sign", str(key))
+    assert exported["returncode"] == 0, exported["stderr"]
+    code = ("import json, clmodes.remote as r; from clmodes import bundle; "
+            f"r.configure({URL!r}); "
+            f"print(json.dumps(r.publish_entries(bundle.read({str(bundle)!r}).entries, "
+            f"{str(key)!r}).as_dict()))")
+    published = _python(namespace, code, _env(tmp_path, "driver", device))
+    assert published["written"] >= 3 and published["available"]
+    run = _python(namespace, RUN_WORKLOAD, _env(tmp_path, "user", device, trust=key))
+    assert run["demo_ok"] and run["tuned_ok"]
+    assert run["compilation"]["compiled"] == 0 and run["autotune"]["keys"] == 0
