@@ -30,7 +30,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 
 from clmodes.execution import (
@@ -47,10 +47,13 @@ from clmodes.store import Store
 from clmodes.execution import usage
 from clmodes import capture, reads
 from clmodes.runtime import Runtime, default_runtime
-from clmodes import remote
-from clmodes.remote.config import signing_key_from_environment
-from clmodes.remote.publishing import private_key
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+# `clmodes.remote.config.SIGNING_KEY_ENV`, read here without importing the remote: a warm
+# that publishes nothing (most) never loads it, nor the bundle code it builds on.
+SIGNING_KEY_ENV = "CLMODES_SIGNING_KEY"
 
 log = logging.getLogger("clmodes")
 
@@ -139,13 +142,19 @@ def _check_gathered(workload: object, statistics: ExecutionStatistics, gathered:
                              f"nothing persisted{why}")
 
 
-def _signing_key(sign: str | os.PathLike[str] | Literal[False] | None) -> Ed25519PrivateKey | None:
-    key = signing_key_from_environment() if sign is None else sign
-    return private_key(key) if key else None
+def _signing_key(sign: str | os.PathLike[str] | Literal[False] | None) -> "Ed25519PrivateKey | None":
+    key = os.environ.get(SIGNING_KEY_ENV, "").strip() if sign is None else sign
+    if not key:
+        return None
+    from clmodes.remote.publishing import private_key
+
+    return private_key(key)
 
 
-def _publish(runtime: Runtime, key: Ed25519PrivateKey) -> None:
+def _publish(runtime: Runtime, key: "Ed25519PrivateKey") -> None:
     """Publish the warmed devices' entries when a remote is configured."""
+    from clmodes import remote
+
     exacts = {client.device.fingerprint.exact for client in runtime.clients()}
     published = remote.publish_devices(runtime.store, exacts, key)
     if published is None:
