@@ -19,7 +19,10 @@ start to the workload's end (`clmodes check`: the workload in EXECUTE):
   timeout, once, cold otherwise.
 
 Prints medians and ratios against cold; the down sides' cost is their difference from
-cold (the timeout the first miss paid). Needs `redis-server` and redis-py
+cold (the timeout the first miss paid, inside the noise of whole runs). So the miss
+itself is also timed in this process, side by side, per rep: a store's first tune miss
+with no remote, with a remote answering (a miss there too), refused, and stopped; and
+a second miss once the remote is marked down (what every later miss costs). Needs `redis-server` and redis-py
 (`clmodes[remote]`).
 """
 
@@ -164,6 +167,41 @@ def measure(folder: Path, device: str | None, workload: str, reps: int,
             "down_stopped_cost_s": medians["down_stopped"] - cold}
 
 
+def miss_costs(server: Server, reps: int) -> dict[str, object]:
+    """Seconds of one store miss in this process: (first, second) per remote state."""
+    import logging
+
+    from clmodes import remote
+    from clmodes.store import Store
+
+    logging.getLogger("clmodes").setLevel(logging.ERROR)  # the expected down warnings
+    states = ("none", "answering", "refused", "stopped")
+    first: dict[str, list[float]] = {s: [] for s in states}
+    second: dict[str, list[float]] = {s: [] for s in states}
+    for rep in range(reps):
+        for state in benchlib.rotated(list(states), rep):
+            url = {"none": None, "answering": server.url, "stopped": server.url,
+                   "refused": f"redis://127.0.0.1:{free_port()}/0"}[state]
+            remote.configure(url)
+            store = Store(None)
+            if state == "stopped":
+                server.signal(signal.SIGSTOP)
+            try:
+                for n, into in enumerate((first, second)):
+                    started = time.perf_counter()
+                    store.get_tune("model", "bench", f"key-{rep}-{n}", "c")
+                    into[state].append(time.perf_counter() - started)
+            finally:
+                if state == "stopped":
+                    server.signal(signal.SIGCONT)
+                store.close()
+    remote.configure(None)
+    first_m = {s: statistics.median(v) for s, v in first.items()}
+    second_m = {s: statistics.median(v) for s, v in second.items()}
+    return {"first_miss_s": first_m, "second_miss_s": second_m,
+            "answering_over_none_ratio": first_m["answering"] / first_m["none"]}
+
+
 def main() -> None:
     parser = benchlib.parser(__doc__, json_help="write the figures as JSON")
     parser.add_argument("--reps", type=int, default=3)
@@ -185,6 +223,11 @@ def main() -> None:
     server = Server(folder)
     results = []
     try:
+        misses = miss_costs(server, max(args.reps, 3))
+        f, later = misses["first_miss_s"], misses["second_miss_s"]
+        print("one store miss, in this process (median): first / second")
+        for state in f:
+            print(f"  remote {state:9s} {f[state] * 1000:8.2f} ms / {later[state] * 1000:6.3f} ms")
         for device in devices:
             found = measure(folder, device, workload, args.reps, server)
             results.append(found)
@@ -204,7 +247,7 @@ def main() -> None:
     load_after = benchlib.loadavg()
     print(f"load: {benchlib.load_text(load_before and load_before[0], load_after and load_after[0])}")
     benchlib.write_json(args.json, {"workload": workload, "smoke": args.smoke,
-                                    "reps": args.reps, "devices": results,
+                                    "reps": args.reps, "devices": results, "misses": misses,
                                     "load_before": load_before, "load_after": load_after})
 
 
