@@ -194,7 +194,10 @@ class RemoteTier:
         kernels += self._kernel_rows(exact, [k[2] for k in self._first_ask(
             [("kernel", exact, k) for k in more])])
         usable = held | {r.batch for r, _ in binaries}
-        kernels = [(r, e) for r, e in kernels if self._kernel_valid(r, e, exact, usable)]
+        # An index entry whose binary is not there (evicted, refused above) is a miss,
+        # not a fault of the entry: dropped without a warning of its own.
+        kernels = [(r, e) for r, e in kernels if r.batch in usable
+                   and self._kernel_valid(r, e, exact, usable)]
         refused = self._load_refusals(exact, [r for r, _ in binaries], [r for r, _ in kernels])
         binaries = [(r, e) for r, e in binaries if (exact, r.batch) not in refused]
         kernels = [(r, e) for r, e in kernels if (exact, r.batch) not in refused]
