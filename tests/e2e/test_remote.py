@@ -265,3 +265,27 @@ def test_a_bundle_published_as_fleet_warm_publishes_it_is_read_through(
     run = _python(namespace, RUN_WORKLOAD, _env(tmp_path, "user", device, trust=key))
     assert run["demo_ok"] and run["tuned_ok"]
     assert run["compilation"]["compiled"] == 0 and run["autotune"]["keys"] == 0
+
+
+THREADS = """
+import logging, os, signal, threading, clmodes
+logging.basicConfig(level=logging.WARNING)
+os.kill(int(os.environ["REDIS_PID"]), signal.SIGSTOP)
+store, found = clmodes.Store(None), []
+def miss(n):
+    found.append(store.get_tune("m", "t", f"k{n}", "c"))
+    found.append(store.kernel_batches("e", [f"kernel{n}"]))
+threads = [threading.Thread(target=miss, args=(n,)) for n in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print('{"misses": %d, "hits": %d}' % (len(found), sum(1 for f in found if f)))
+"""
+
+
+def test_threads_missing_at_once_on_a_stopped_remote_get_one_warning(
+        namespace: RemoteNamespace, tmp_path: Path):
+    pid = namespace.ask("server", action="resume")["pid"]
+    out = _python(namespace, THREADS, _env(tmp_path, "b", POCL, REDIS_PID=str(pid)))
+    namespace.ask("server", action="resume")
+    assert out == {"misses": 16, "hits": 0, "stderr": out["stderr"]}
+    assert out["stderr"].count("using the local store only") == 1, out["stderr"]
