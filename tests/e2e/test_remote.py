@@ -289,3 +289,20 @@ def test_threads_missing_at_once_on_a_stopped_remote_get_one_warning(
     namespace.ask("server", action="resume")
     assert out == {"misses": 16, "hits": 0, "stderr": out["stderr"]}
     assert out["stderr"].count("using the local store only") == 1, out["stderr"]
+
+
+def test_another_models_decision_on_the_remote_answers_graded(
+        namespace: RemoteNamespace, tmp_path: Path, key: Path):
+    """Tune results are read by key, every model's, and graded here as a bundle's are
+    (`tune.nearest`): a machine of another device model tunes nothing; binaries stay
+    exact-device only, so it builds its kernels."""
+    intel, pocl = require_runtime("Intel(R) OpenCL"), require_runtime(POCL)
+    _warm(namespace, tmp_path, "a", intel, key)
+    run = _python(namespace, RUN_WORKLOAD, _env(tmp_path, "b", pocl, trust=key))
+    assert run["demo_ok"] and run["tuned_ok"]
+    assert run["autotune"]["keys"] == 0 and run["compilation"]["loaded"] == 0
+    listed = json.loads(_cli(namespace, _env(tmp_path, "b", pocl, remote=False),
+                             "tune", "list", "--json")["stdout"])
+    grades = {e["model"].split(" | ")[0]: (e["grade"], e["origin"]) for e in listed["entries"]}
+    assert grades["PoCL"][0] in ("vendor", "across") and grades["Intel"] == \
+        ("exact", "remote"), grades
