@@ -38,7 +38,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
     "device_check selection adoption pyopencl_hooks programs building server",
     "stream clients",
     "runtime measure probing roofline tune capture cache_size",
-    "warming workload checking bundle",
+    "warming workload checking bundle remote",
     "fleet demo",
     "cli __main__ __init__",
 ))

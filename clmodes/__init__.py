@@ -61,6 +61,23 @@ from clmodes.probing import ProbePolicy, ProbeResult, probe
 from clmodes.roofline import roofline_fraction
 
 from clmodes._version import __version__  # noqa: E402
+from clmodes.store import tiers as _tiers
+
+
+def _remote_from_environment() -> "_tiers.ReadThrough | None":
+    """`$CLMODES_REMOTE`'s tier, made at the first local miss (`clmodes.store.tiers`):
+    imported only then, and only when the variable is set, so that `import clmodes` opens
+    no connection and a process without a remote never loads its modules."""
+    import os
+
+    if not os.environ.get("CLMODES_REMOTE", "").strip():
+        return None
+    from clmodes.remote import from_environment
+
+    return from_environment()
+
+
+_tiers.set_factory(_remote_from_environment)
 
 __all__ = [
     "AutotuneStatistics",

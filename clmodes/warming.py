@@ -12,6 +12,10 @@ Whatever ran outside clmodes meanwhile (pyopencl programs on a context clmodes d
 manage) is counted and named in the statistics (`outside`) and in a warning; a warm that
 gathered nothing at all raises `NothingWarmedError` (the CLI: one line, exit 2).
 
+With a signing key (`sign=`, else `$CLMODES_SIGNING_KEY`) and a remote configured
+(`clmodes.remote`), what the warm's devices hold is published to the remote once it is
+committed: a team's next machine reads it through instead of compiling and tuning.
+
 Then every program holding a kernel the workload launched is captured into the store
 (only those: a long-lived process holds many programs, and capturing a binary costs
 seconds per program on PoCL). All store writes of the warm are
@@ -24,9 +28,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 
 from clmodes.execution import (
@@ -43,6 +48,13 @@ from clmodes.store import Store
 from clmodes.execution import usage
 from clmodes import cache_size, capture, reads
 from clmodes.runtime import Runtime, default_runtime
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+# `clmodes.remote.config.SIGNING_KEY_ENV`, read here without importing the remote: a warm
+# that publishes nothing (most) never loads it, nor the bundle code it builds on.
+SIGNING_KEY_ENV = "CLMODES_SIGNING_KEY"
 
 log = logging.getLogger("clmodes")
 
@@ -61,7 +73,8 @@ def _check_persistent(store: Store, allow_memory: bool) -> None:
 
 
 def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
-         allow_memory: bool = True, runtime: Runtime | None = None) -> ExecutionStatistics:
+         allow_memory: bool = True, runtime: Runtime | None = None,
+         sign: str | os.PathLike[str] | Literal[False] | None = None) -> ExecutionStatistics:
     """Warm `workload` (a zero-argument callable); return what it compiled and tuned.
 
     `runtime`: whose store, tune cache and clients it warms (default: the process's, the
@@ -80,6 +93,7 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     runtime = runtime or default_runtime()
     store = runtime.store
     _check_persistent(store, allow_memory)
+    signing = _signing_key(sign)  # a key that does not load fails before the workload runs
     started = time.perf_counter()
     with TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
             usage.recording() as used, capture.suspended(), reads.WATCH.one_warning(), \
@@ -106,6 +120,8 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     runtime.tunes.forget()
     statistics = dataclasses.replace(reader.statistics(), outside=elsewhere.report())
     _check_gathered(workload, statistics, bool(used) or missed > 0)
+    if signing is not None:
+        _publish(runtime, signing)
     cache_size.apply_environment_cap(store)  # $CLMODES_CACHE_MAX_SIZE, after the commit
     log.info("warmed %r in %.2f s: %s", workload, time.perf_counter() - started, statistics)
     return statistics
@@ -126,3 +142,23 @@ def _check_gathered(workload: object, statistics: ExecutionStatistics, gathered:
     raise NothingWarmedError(f"warm({getattr(workload, '__name__', workload)!r}): the "
                              f"workload launched nothing clmodes manages: nothing gathered, "
                              f"nothing persisted{why}")
+
+
+def _signing_key(sign: str | os.PathLike[str] | Literal[False] | None) -> "Ed25519PrivateKey | None":
+    key = os.environ.get(SIGNING_KEY_ENV, "").strip() if sign is None else sign
+    if not key:
+        return None
+    from clmodes.remote.publishing import private_key
+
+    return private_key(key)
+
+
+def _publish(runtime: Runtime, key: "Ed25519PrivateKey") -> None:
+    """Publish the warmed devices' entries when a remote is configured."""
+    from clmodes import remote
+
+    exacts = {client.device.fingerprint.exact for client in runtime.clients()}
+    published = remote.publish_devices(runtime.store, exacts, key)
+    if published is None:
+        log.warning("warm: a signing key is given but no remote is configured "
+                    "($CLMODES_REMOTE); nothing published")

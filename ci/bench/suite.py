@@ -14,6 +14,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,7 +32,7 @@ class Bench:
     """One benchmark script. `devices`: "each" runs it once per device ($CLMODES_DEVICE),
     "first" once on the first device, "list" once with `--devices A,B` (it runs each
     device itself), "none" once, on no device (no OpenCL). `long`: only with `ci/bench/run --long` or `--only NAME`. `needs`:
-    modules without which it is skipped (extras). `smoke`: "run" (tiny but real figures)
+    modules without which it is skipped (extras), and programs as `bin:NAME`. `smoke`: "run" (tiny but real figures)
     or "setup" (the smoke only parses its arguments and sets up: no ratio expected)."""
 
     name: str
@@ -61,6 +62,9 @@ BENCHES: tuple[Bench, ...] = (
           "and off", devices="first"),
     Bench("bundle_import", "bench_bundle_import.py", "bundle import with and without "
           "its load check", devices="first"),
+    Bench("remote", "bench_remote.py", "a fresh machine's first result: the team's remote "
+          "warm against cold and a bundle; a down remote's cost", devices="list",
+          needs=("redis", "bin:redis-server")),
     Bench("batch_size", "bench_batch_size.py", "build time against units per build "
           "(raw pyopencl)", devices="list", long=True),
     Bench("gemm_batch", "bench_gemm_batch.py", "GEMM build time against configs per build",
@@ -88,7 +92,9 @@ def by_name() -> dict[str, Bench]:
 def missing(bench: Bench) -> list[str]:
     """The modules `bench` needs that are not installed, and the runtime it needs where
     no device of it here can build (`clmodes.usability`)."""
-    absent = [name for name in bench.needs if importlib.util.find_spec(name) is None]
+    absent = [name.removeprefix("bin:") for name in bench.needs
+              if (shutil.which(name[4:]) is None if name.startswith("bin:")
+                  else importlib.util.find_spec(name) is None)]
     if bench.runtime is not None:
         import clmodes
 

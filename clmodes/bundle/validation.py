@@ -71,7 +71,7 @@ def validate_manifest(path: Path, manifest: dict[str, Any], entries: StoreEntrie
         raise BundleError(f"{path}: bundle manifest's devices do not match its entries")
 
 
-def validate_tune(path: Path, row: TuneRow) -> None:
+def validate_tune(path: Path | str, row: TuneRow) -> None:
     what = f"tune entry {row.tunable[:60]!r} {row.tune_key[:60]}"
     fingerprint(path, row.model, what, exact=False)
     try:
@@ -80,7 +80,7 @@ def validate_tune(path: Path, row: TuneRow) -> None:
         raise BundleError(f"{path}: {what}: {error}") from error
 
 
-def validate_binary(path: Path, row: BinaryRow) -> None:
+def validate_binary(path: Path | str, row: BinaryRow) -> None:
     batch = row.batch[:12]
     fingerprint(path, row.exact, f"binary {batch}", exact=True)
     if not row.binary or hashlib.sha256(row.binary).hexdigest() != row.sha256:
@@ -94,7 +94,7 @@ def validate_binary(path: Path, row: BinaryRow) -> None:
         raise BundleError(f"{path}: binary {batch} has malformed units")
 
 
-def validate_kernel(path: Path, row: KernelRow, batches: set[tuple[str, str]]) -> None:
+def validate_kernel(path: Path | str, row: KernelRow, batches: set[tuple[str, str]]) -> None:
     if len(row.name) > MAX_NAME or not IDENTIFIER.fullmatch(row.name):
         raise BundleError(f"{path}: kernel name {row.name[:60]!r} is not an OpenCL identifier")
     args = parse_json(path, row.args, f"kernel {row.name!r} argument info")
@@ -105,14 +105,14 @@ def validate_kernel(path: Path, row: KernelRow, batches: set[tuple[str, str]]) -
         raise BundleError(f"{path}: kernel {row.name!r} refers to a binary the bundle lacks")
 
 
-def fingerprint(path: Path, text: str, what: str, exact: bool) -> None:
+def fingerprint(path: Path | str, text: str, what: str, exact: bool) -> None:
     fields = text.split(" | ")
     if len(text) > 4 * MAX_NAME or len(fields) != (len(FIELD_NAMES) if exact else MODEL_FIELDS):
         kind = "exact device" if exact else "device model"
         raise BundleError(f"{path}: {what} names a malformed {kind} fingerprint {text[:80]!r}")
 
 
-def parse_json(path: Path, text: str, what: str) -> Any:
+def parse_json(path: Path | str, text: str, what: str) -> Any:
     """Parsed JSON of finite numbers, nested at most MAX_JSON_DEPTH levels, or a
     `BundleError` naming `what`."""
     try:

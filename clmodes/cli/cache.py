@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 
+from clmodes import remote
 from clmodes.cache_size import MAX_SIZE_ENV
 from clmodes.runtime import default_store
+from clmodes.cli.remote import configure_remote
 from clmodes.cli.devices import select_device
 from clmodes.cli.errors import UsageError, refuse_read_only
 from clmodes.cli.render import cache_clear_text, cache_info_text, cache_prune_text, emit
@@ -15,8 +17,11 @@ from clmodes.store.sizes import SizeError, parse_size
 
 def run_cache_info(args: argparse.Namespace) -> int:
     """Where the store is, what it holds per device model and driver, its size and the
-    cap `$CLMODES_CACHE_MAX_SIZE` sets (a value that is not a size is shown as such)."""
-    info = default_store().info()
+    cap `$CLMODES_CACHE_MAX_SIZE` sets (a value that is not a size is shown as such), and
+    the remote behind it (where, reachable, what came from it), if one is configured."""
+    configure_remote(args)
+    store = default_store()
+    info = {**store.info(), "remote": remote.status(store)}
     text = os.environ.get(MAX_SIZE_ENV, "").strip()
     info["max_size"] = None
     if text:

@@ -8,6 +8,7 @@ from typing import Any
 from clmodes.checking import check
 from clmodes.cli.devices import select_device
 from clmodes.cli.render import emit
+from clmodes.cli.remote import configure_remote
 from clmodes.runtime import default_store
 from clmodes.workload import load_workload
 
@@ -16,6 +17,7 @@ FAILED = 1  # the check ran and found misses (2 is a user error)
 
 def run_check(args: argparse.Namespace) -> int:
     select_device(args)
+    configure_remote(args)
     workload = load_workload(args.workload)
     report = check(workload)
     emit(args.json, {"workload": args.workload, "store": default_store().location,

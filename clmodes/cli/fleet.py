@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from clmodes import fleet
+from clmodes.cli.remote import configure_remote
 from clmodes.cli.render import emit
 
 
@@ -36,6 +37,7 @@ def run_fleet_devices(args: argparse.Namespace) -> int:
 
 def run_fleet_warm(args: argparse.Namespace) -> int:
     """Warm on every distinct device of the cluster; 0 only when OUT holds every target."""
+    configure_remote(args)  # publishing: the merged bundle goes to $CLMODES_REMOTE if signed
     runtime_env = {"working_dir": args.working_dir} if args.working_dir else None
     spread = {"spread": args.spread}
     if args.spread_timeout is not None:

@@ -46,7 +46,12 @@ ENVIRONMENT = (
      "ICD loader (default 1, when OCL_ICD_VENDORS is unset)"),
     ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),
     ("CLMODES_CONFIG_DIR", "the config folder, holding trusted-keys/ (default: the user config dir)"),
-    ("CLMODES_TRUSTED_KEYS", "public key files trusted at bundle import, os.pathsep-separated"),
+    ("CLMODES_TRUSTED_KEYS", "public key files trusted at bundle import and for "
+                             "$CLMODES_REMOTE's entries, os.pathsep-separated"),
+    ("CLMODES_REMOTE", "a team's shared cache behind the store: redis://HOST:PORT/DB or "
+                       "rediss://... (pip install 'clmodes[remote]'; docs/remote.md)"),
+    ("CLMODES_SIGNING_KEY", "the private key warm and fleet warm publish to $CLMODES_REMOTE "
+                            "with (like --sign KEY)"),
     ("CLMODES_FLEET_PARENT", "set by clmodes fleet on its node processes (internal)"),
     ("CLMODES_FLEET_SPREAD", "set by clmodes fleet warm --spread: a node's role (internal)"),
     ("PYOPENCL_BUILD_OPTIONS", "pyopencl's extra build options (batching reads them too)"),
@@ -104,9 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
     warm.add_argument("workload", help="MODULE:FUNCTION, a zero-argument callable")
     warm.add_argument("--allow-memory", action="store_true",
                       help="run even if the store fell back to memory (nothing is kept)")
+    warm.add_argument("--sign", metavar="KEY", default=None,
+                      help="publish what was warmed to $CLMODES_REMOTE, signed with this "
+                           "private key (default $CLMODES_SIGNING_KEY)")
+    _add_remote_trust(warm)
     checked = add_verb(verbs, "check", run_check,
                        "run a workload in EXECUTE; exit 1 if anything compiled or tuned", device=True)
     checked.add_argument("workload", help="MODULE:FUNCTION, a zero-argument callable")
+    _add_remote_trust(checked)
     _add_cache(verbs)
     _add_bundle(verbs)
     _add_tune(verbs)
@@ -176,6 +186,14 @@ def _add_sign(sub: argparse.ArgumentParser) -> None:
                      help="sign the bundle with this private key (`bundle keygen`)")
 
 
+def _add_remote_trust(sub: argparse.ArgumentParser) -> None:
+    """What a verb reading through $CLMODES_REMOTE trusts (the bundle import policy)."""
+    _add_trust(sub)
+    sub.add_argument("--allow-unsigned", action="store_true",
+                     help="use $CLMODES_REMOTE's tune results from untrusted signers (a "
+                          "warning); its binaries always need a trusted signer")
+
+
 def _add_trust(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--trust", metavar="KEY.pub", action="append", default=[],
                      help="trust this public key (repeatable), on top of "
@@ -234,6 +252,8 @@ def _add_fleet(verbs: SubParsers) -> None:
     warm.add_argument("--spread-timeout", type=float, default=None, metavar="SECONDS",
                       help="with --spread: a node's share not posted by then is measured "
                            "by another (default 120)")
-    _add_sign(warm)
+    warm.add_argument("--sign", metavar="KEY", default=None,
+                      help="sign OUT with this private key and, with $CLMODES_REMOTE, publish "
+                           "its entries there (default for publishing: $CLMODES_SIGNING_KEY)")
     warm.add_argument("--working-dir", default=None, metavar="DIR",
                       help="ship DIR to the nodes as Ray's runtime_env working_dir")

@@ -89,7 +89,17 @@ def cache_info_text(info: dict[str, Any]) -> str:
         lines.append("  (empty)")
     for model, entry in info["devices"].items():
         lines.extend(_cache_model_lines(model, entry))
+    if info.get("remote"):
+        lines.append(_remote_line(info["remote"]))
     return "\n".join(lines)
+
+
+def _remote_line(r: dict[str, Any]) -> str:
+    reach = (f"reachable ({r['round_trip_s'] * 1000:.1f} ms)" if r["reachable"]
+             else "unreachable (runs use the local store only)")
+    came = r["from_remote"]
+    return (f"remote: {r['url']}, {reach}; in this store from it: {came['tune_results']} tune "
+            f"results, {came['binaries']} program binaries; {r['trusted_keys']} trusted key(s)")
 
 
 def _cache_model_lines(model: str, entry: dict[str, Any]) -> list[str]:

@@ -17,18 +17,21 @@ from clmodes.cli.errors import UsageError
 from clmodes.workload import load_workload
 from clmodes.errors import StoreNotPersistentError
 from clmodes.cli.render import emit, warm_text
+from clmodes.cli.remote import configure_remote
 
 
 def run_warm(args: argparse.Namespace) -> int:
     """Warm the workload into the default store; report what it compiled and tuned."""
     select_device(args)
+    configure_remote(args)
     workload = load_workload(args.workload)
     started = time.perf_counter()
     try:
         # Progress goes to standard error, and only on a terminal (`TerminalProgress`), so
         # `--json` on standard output never mixes with it; `-q` turns it off.
         with open(os.devnull, "w") if args.quiet else contextlib.nullcontext(sys.stderr) as shown:
-            statistics = warm(workload, progress=shown, allow_memory=args.allow_memory)
+            statistics = warm(workload, progress=shown, allow_memory=args.allow_memory,
+                              sign=args.sign)
     except StoreNotPersistentError as error:
         raise UsageError(f"{error} (--allow-memory)") from error
     report: dict[str, Any] = {

@@ -32,7 +32,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from clmodes import remote
 from clmodes.bundle import BundleError
+from clmodes.bundle import read as read_bundle
+from clmodes.remote.config import signing_key_from_environment
 from clmodes.fleet import assembly, ledger, tasks
 from clmodes.fleet.cluster import Node, alive_nodes, connected, cpus_for, pinned
 from clmodes.fleet.discovery import discover
@@ -178,6 +181,7 @@ def warm(workload: str, out: str, address: str | None = None, per: str = "exact"
             parts = _run(ray, workload, targets, report, Path(directory), FleetProgress(progress),
                          groups, spread_timeout_s)
             _write(report, parts, allow_partial, force, sign)
+        _publish(report, sign or signing_key_from_environment())
         report.seconds = time.perf_counter() - started
     return report
 
@@ -309,6 +313,19 @@ def _first_line(error: BaseException) -> str:
     shown = cause if isinstance(cause, BaseException) else error
     text = f"{type(shown).__name__}: {shown}".strip()
     return text.splitlines()[0]
+
+
+def _publish(report: FleetReport, key: str | None) -> None:
+    """With a signing key and a remote configured (`clmodes.remote`), the merged bundle's
+    entries are published from here, the driver: the private key never travels to the
+    nodes (their warms never publish), and what is published is what OUT holds, read
+    back and verified as any bundle is."""
+    if key is None or not report.written:
+        return
+    published = remote.publish_entries(read_bundle(report.out).entries, key)
+    if published is None:
+        log.warning("fleet warm: a signing key is given but no remote is configured "
+                    "($CLMODES_REMOTE); nothing published")
 
 
 def _write(report: FleetReport, parts: list[Path], allow_partial: bool, force: bool,

@@ -69,10 +69,10 @@ def run(workload_name: str, bundle_path: str) -> dict[str, Any]:
         from clmodes.tune.sharing import installed
 
         with joined(json.loads(role)) as (hook, join_s), installed(hook):
-            statistics = warm(workload, allow_memory=False).as_dict()
+            statistics = warm(workload, allow_memory=False, sign=False).as_dict()
         spread = {**hook.summary(), "join_s": round(join_s, 3)}
     else:
-        statistics = warm(workload, allow_memory=False).as_dict()
+        statistics = warm(workload, allow_memory=False, sign=False).as_dict()
     bundle.export(bundle_path)
     return {"status": "ok", "device": device.label, "exact": device.fingerprint.exact,
             "model": device.fingerprint.model,

@@ -41,7 +41,7 @@ import sqlite3
 import time
 from typing import Any
 
-from clmodes.store import footprint, leases
+from clmodes.store import footprint, leases, remote_origin
 from clmodes.store.contention import patiently
 from clmodes.store.footprint import Entry
 from clmodes.store.maintenance import size_on_disk
@@ -137,14 +137,23 @@ def delete(connection: sqlite3.Connection, e: Entry) -> None:
                            (e.key[0], *e.key))
         connection.execute("DELETE FROM kernels WHERE exact=? AND batch=?", e.key)
         connection.execute("DELETE FROM binaries WHERE exact=? AND batch=?", e.key)
+        forget_origin(connection, remote_origin.BINARY, e.key[0], e.key[1])
     elif e.kind == TUNE:
         connection.execute("DELETE FROM tune WHERE format=? AND model=? AND tunable=? AND "
                            "tune_key=? AND candidates=?", e.key)
+        forget_origin(connection, remote_origin.TUNE, e.key[1], remote_origin.tune_entry(*e.key[2:]))
         connection.execute(f"DELETE FROM tune_lease WHERE {leases.WHERE}", e.key[1:])  # dead
     else:
         connection.execute("DELETE FROM measurement WHERE format=? AND model=? AND tunable=? "
                            "AND tune_key=?", e.key)
     connection.execute("DELETE FROM last_use WHERE kind=? AND entry=?", (e.kind, entry_text(e.key)))
+
+
+def forget_origin(connection: sqlite3.Connection, kind: str, scope: str, entry: str) -> None:
+    """An evicted entry is no longer one that came from a remote: the same key built here
+    later must not be shown (or withheld from publishing) as the remote's."""
+    connection.execute("DELETE FROM remote_origin WHERE kind=? AND scope=? AND entry=?",
+                       (kind, scope, entry))
 
 
 def counts(evicted: list[Entry]) -> dict[str, int]:

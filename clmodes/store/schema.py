@@ -79,6 +79,14 @@ CREATE TABLE IF NOT EXISTS device_check (
     created REAL NOT NULL,
     PRIMARY KEY (exact, environment)
 );
+CREATE TABLE IF NOT EXISTS remote_origin (
+    kind TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    entry TEXT NOT NULL,
+    signer TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (kind, scope, entry)
+);
 CREATE TABLE IF NOT EXISTS probe (
     format INTEGER NOT NULL,
     model TEXT NOT NULL,

@@ -2,7 +2,12 @@
 
 Each method delegates to the module of its table (`tunes`, `probes`, `binaries`,
 `kernels`), to `entries` (bundles) or to `maintenance`; opening and recovery are
-`connection`'s, transactions and deferral `transactions`'."""
+`connection`'s, transactions and deferral `transactions`'.
+
+Three reads read through the tier behind the store when one is installed (`tiers`: a
+team's remote, `clmodes.remote`) and the store misses: `get_tune`, `tunes_on_models` and
+`kernel_batches`. The tier copies what it finds into this store, and the read is asked
+again here: every later reader (this process, the next one) finds it locally."""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from clmodes.store import binaries as binary_table
 from clmodes.store import entries as bulk
 from clmodes.store import kernels as kernel_index
 from clmodes.store import device_checks, leases, maintenance, measurements, misses, probes, tunes
-from clmodes.store import footprint, pruning, uses
+from clmodes.store import footprint, pruning, remote_origin, tiers, uses
 from clmodes.store.connection import open_store
 from clmodes.store.kernels import KernelSpec
 from clmodes.store.pruning import PruneReport
@@ -55,6 +60,9 @@ class Store(Database):
 
     def get_tune(self, model: str, tunable: str, key: str, candidates: str) -> dict[str, Any] | None:
         found = tunes.get_tune(self, model, tunable, key, candidates)
+        if found is None and (tier := tiers.current()) is not None:
+            tier.tunes(self, tunable, key, candidates)
+            found = tunes.get_tune(self, model, tunable, key, candidates)
         if found is not None:
             self.uses.note(uses.TUNE, (FORMAT_VERSION, model, tunable, key, candidates))
         return found
@@ -73,6 +81,8 @@ class Store(Database):
 
     def tunes_on_models(self, tunable: str, key: str, candidates: str) -> dict[str, dict[str, Any]]:
         """Every device model's decision for one key, by model (nearest-device answers)."""
+        if (tier := tiers.current()) is not None:
+            tier.tunes(self, tunable, key, candidates)  # asked once per key per process
         return tunes.tunes_on_models(self, tunable, key, candidates)
 
     def drop_stale_tune(self, model: str, tunable: str, key: str, candidates: str,
@@ -166,7 +176,12 @@ class Store(Database):
 
     def kernel_batches(self, exact: str, kernel_keys: list[str]) -> dict[str, str]:
         """kernel key -> batch hash, for the kernels the store holds binaries of."""
-        return kernel_index.kernel_batches(self, exact, kernel_keys)
+        found = kernel_index.kernel_batches(self, exact, kernel_keys)
+        missing = [key for key in kernel_keys if key not in found]
+        if missing and (tier := tiers.current()) is not None:
+            tier.binaries(self, exact, missing)
+            found.update(kernel_index.kernel_batches(self, exact, missing))
+        return found
 
     def batch_kernels(self, exact: str, batch: str) -> dict[str, object]:
         """kernel key -> argument info (parsed JSON, None if unreadable) of one batch."""
@@ -199,6 +214,23 @@ class Store(Database):
         """Insert entries in one transaction; an entry already here (measured or built
         locally) wins. Returns the entries that were added."""
         return bulk.add_entries(self, entries)
+
+    # -- what came from a remote tier (`remote_origin`) ----------------------------------
+
+    def note_remote(self, rows: list[tuple[str, str, str, str]]) -> None:
+        """Record entries copied in from a remote: (kind, scope, entry, signer)."""
+        remote_origin.note(self, rows)
+
+    def remote_tune_keys(self) -> set[tuple[str, str, str, str]]:
+        """(model, tunable, key, candidates) of the tune results read from a remote."""
+        return remote_origin.tune_keys(self)
+
+    def remote_batches(self) -> set[tuple[str, str]]:
+        """(exact, batch) of the binaries read from a remote."""
+        return remote_origin.batches(self)
+
+    def remote_counts(self) -> dict[str, int]:
+        return remote_origin.counts(self)
 
     # -- maintenance ---------------------------------------------------------------------
 

@@ -8,8 +8,9 @@ row whose record does not parse at all is skipped with a warning. The verbs then
 the dataclasses here and never index JSON themselves.
 
 Where an entry came from is the record's `host` (the node name it was measured on):
-measured *here*, *imported* (measured on another host: a bundle brought it), or
-*unknown* (a record from before clmodes wrote the host).
+measured *here*, *imported* (measured on another host: a bundle brought it), *remote*
+(read through a team's remote, `clmodes.remote`: the store notes it, whatever the host),
+or *unknown* (a record from before clmodes wrote the host).
 """
 
 from __future__ import annotations
@@ -148,6 +149,7 @@ class TunedKey:
     grade: str = "exact"
     graded_from: tuple[str, ...] = ()
     verified: dict[str, Any] | None = None
+    remote: bool = False  # read through a team's remote (`Store.remote_tune_keys`)
 
     @property
     def row_key(self) -> tuple[Any, ...]:
@@ -178,7 +180,10 @@ class TunedKey:
         return self.space_size or len(self.measured) + len(self.dropped)
 
     def origin(self, node: str | None = None) -> str:
-        """here | imported | unknown: measured on this host, on another, or not recorded."""
+        """here | imported | remote | unknown: measured on this host, on another, read
+        from a remote, or not recorded."""
+        if self.remote:
+            return "remote"
         if self.host is None:
             return "unknown"
         return "here" if self.host == (node or platform.node()) else "imported"
@@ -252,13 +257,15 @@ def selected_rows(store: Store, model: str | None, tunable: str | None) -> list[
 def entries_of(store: Store, rows: list[TuneRow]) -> list[TunedKey]:
     """The readable entries among `rows` (unreadable ones skipped with a warning)."""
     found = []
+    from_remote = store.remote_tune_keys()
     for row in rows:
         entry = entry_of(row)
         if entry is None:
             log.warning("clmodes store %s: unreadable tune entry for %s key %s; skipped",
                         store.location, row.tunable, row.tune_key)
         else:
-            found.append(entry)
+            remote = (row.model, row.tunable, row.tune_key, row.candidates) in from_remote
+            found.append(dataclasses.replace(entry, remote=True) if remote else entry)
     return found
 
 

@@ -1,0 +1,255 @@
+#!/usr/bin/env python
+"""A fresh machine's time to its first result: with the team's remote warm, cold, and
+from a signed bundle; and what a miss costs when the remote is down.
+
+    python ci/bench/bench_remote.py [--json OUT] [--reps N] [--devices pocl,intel] [--smoke]
+
+Per device, once: `clmodes warm` of the workload (kernels_cl's MLP at small sizes;
+`--smoke`: `ci/bench/warm_workload.py` at 4096 elements, one rep, the default device)
+into a maker store, published to a `redis-server` this script starts on loopback (its
+own child, stopped by its pid) and exported as a signed bundle. Then per rep, the sides
+in rotated order, each a fresh store and fresh processes, timed from the first process'
+start to the workload's end (`clmodes check`: the workload in EXECUTE):
+
+- `remote`: `$CLMODES_REMOTE` set, the key trusted: everything is read through;
+- `cold`: no remote: everything compiles and tunes;
+- `bundle`: `clmodes bundle import` (with its load check), then the run;
+- `down_refused`: a remote whose port is closed (connection refused), cold otherwise;
+- `down_stopped`: the server stopped (SIGSTOP: it accepts, never answers): the socket
+  timeout, once, cold otherwise.
+
+Prints medians and ratios against cold; the down sides' cost is their difference from
+cold (the timeout the first miss paid, inside the noise of whole runs). So the miss
+itself is also timed in this process, side by side, per rep: a store's first tune miss
+with no remote, with a remote answering (a miss there too), refused, and stopped; and
+a second miss once the remote is marked down (what every later miss costs). Needs `redis-server` and redis-py
+(`clmodes[remote]`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import benchlib  # noqa: E402
+
+SELECTORS = {"pocl": "Portable Computing Language", "intel": "Intel(R) OpenCL"}
+SIDES = ("remote", "cold", "bundle", "down_refused", "down_stopped")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    """A redis-server of this script's own, on loopback, without persistence."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(folder)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import redis
+
+        client = redis.Redis(port=self.port, socket_timeout=2)
+        for _ in range(200):
+            try:
+                client.ping()
+                return
+            except redis.RedisError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def signal(self, sig: signal.Signals) -> None:
+        self.process.send_signal(sig)
+
+    def close(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+        self.process.kill()
+        self.process.wait()
+
+
+def environment(folder: Path, store: str, device: str | None, **extra: str) -> dict[str, str]:
+    env = {**os.environ, "CLMODES_CACHE_DIR": str(folder / store),
+           "CLMODES_CONFIG_DIR": str(folder / "config"), "CLMODES_REMOTE": "",
+           "CLMODES_TRUSTED_KEYS": "", "CLMODES_SIGNING_KEY": "", "WARM_BENCH_SIZE": "4096",
+           "KERNELS_CL_BATCH": "16", "KERNELS_CL_HIDDEN": "64",
+           "PYTHONPATH": os.pathsep.join([str(benchlib.ROOT), str(benchlib.ROOT / "ci" / "bench"),
+                                          os.environ.get("PYTHONPATH", "")]), **extra}
+    if device:
+        env["CLMODES_DEVICE"] = device
+    return env
+
+
+def clmodes(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "clmodes", *args], env=env,
+                          capture_output=True, text=True, timeout=900)
+
+
+def make(folder: Path, device: str | None, workload: str, server: Server) -> tuple[Path, Path]:
+    key, bundle = folder / "team.key", folder / "warm.clmodes"
+    if not key.exists():
+        clmodes(environment(folder, "maker", device), "bundle", "keygen", str(key))
+    env = environment(folder, f"maker-{device}", device, CLMODES_REMOTE=server.url)
+    for args in (["warm", workload, "--sign", str(key)],
+                 ["bundle", "export", str(bundle), "--sign", str(key)]):
+        done = clmodes(env, *args)
+        assert done.returncode == 0, done.stderr
+    return bundle, key.with_name(key.name + ".pub")
+
+
+def first_result(folder: Path, name: str, device: str | None, workload: str, side: str,
+                 server: Server, bundle: Path, public: Path) -> tuple[float, dict]:
+    """Seconds from a fresh machine's first process to the workload's end, and the
+    check's report (what it compiled, loaded, tuned)."""
+    extra = {"CLMODES_TRUSTED_KEYS": str(public)}
+    if side == "remote":
+        extra["CLMODES_REMOTE"] = server.url
+    elif side == "down_refused":
+        extra["CLMODES_REMOTE"] = f"redis://127.0.0.1:{free_port()}/0"
+    elif side == "down_stopped":
+        extra["CLMODES_REMOTE"] = server.url
+    env = environment(folder, name, device, **extra)
+    if side == "down_stopped":
+        server.signal(signal.SIGSTOP)
+    try:
+        started = time.perf_counter()
+        if side == "bundle":
+            done = clmodes(env, "bundle", "import", str(bundle))
+            assert done.returncode == 0, done.stderr
+        done = clmodes(env, "check", workload, "--json")
+        seconds = time.perf_counter() - started
+    finally:
+        if side == "down_stopped":
+            server.signal(signal.SIGCONT)
+    assert done.returncode in (0, 1), done.stderr
+    return seconds, json.loads(done.stdout)
+
+
+def measure(folder: Path, device: str | None, workload: str, reps: int,
+            server: Server) -> dict[str, object]:
+    bundle, public = make(folder, device, workload, server)
+    times: dict[str, list[float]] = {side: [] for side in SIDES}
+    counts: dict[str, dict[str, int]] = {}
+    for rep in range(reps):
+        for side in benchlib.rotated(list(SIDES), rep):
+            seconds, report = first_result(folder, f"fresh-{device}-{side}-{rep}", device,
+                                           workload, side, server, bundle, public)
+            times[side].append(seconds)
+            counts[side] = {"compiled": report["compilation"]["compiled"],
+                            "loaded": report["compilation"]["loaded"],
+                            "tuned": report["autotune"]["keys"]}
+    medians = {side: statistics.median(values) for side, values in times.items()}
+    cold = medians["cold"]
+    return {"device": device or "default", "seconds": times, "median_s": medians,
+            "counts": counts,
+            "remote_over_cold_ratio": medians["remote"] / cold,
+            "bundle_over_cold_ratio": medians["bundle"] / cold,
+            "remote_over_bundle_ratio": medians["remote"] / medians["bundle"],
+            "down_refused_cost_s": medians["down_refused"] - cold,
+            "down_stopped_cost_s": medians["down_stopped"] - cold}
+
+
+def miss_costs(server: Server, reps: int) -> dict[str, object]:
+    """Seconds of one store miss in this process: (first, second) per remote state."""
+    import logging
+
+    from clmodes import remote
+    from clmodes.store import Store
+
+    logging.getLogger("clmodes").setLevel(logging.ERROR)  # the expected down warnings
+    states = ("none", "answering", "refused", "stopped")
+    first: dict[str, list[float]] = {s: [] for s in states}
+    second: dict[str, list[float]] = {s: [] for s in states}
+    for rep in range(reps):
+        for state in benchlib.rotated(list(states), rep):
+            url = {"none": None, "answering": server.url, "stopped": server.url,
+                   "refused": f"redis://127.0.0.1:{free_port()}/0"}[state]
+            remote.configure(url)
+            store = Store(None)
+            if state == "stopped":
+                server.signal(signal.SIGSTOP)
+            try:
+                for n, into in enumerate((first, second)):
+                    started = time.perf_counter()
+                    store.get_tune("model", "bench", f"key-{rep}-{n}", "c")
+                    into[state].append(time.perf_counter() - started)
+            finally:
+                if state == "stopped":
+                    server.signal(signal.SIGCONT)
+                store.close()
+    remote.configure(None)
+    first_m = {s: statistics.median(v) for s, v in first.items()}
+    second_m = {s: statistics.median(v) for s, v in second.items()}
+    return {"first_miss_s": first_m, "second_miss_s": second_m,
+            "answering_over_none_ratio": first_m["answering"] / first_m["none"]}
+
+
+def main() -> None:
+    parser = benchlib.parser(__doc__, json_help="write the figures as JSON")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--devices", default="pocl,intel",
+                        help="comma-separated: pocl, intel, or CLMODES_DEVICE selectors")
+    parser.add_argument("--smoke", action="store_true", help="seconds (ci/bench/run --smoke)")
+    args = parser.parse_args()
+    if shutil.which("redis-server") is None:
+        sys.exit("bench_remote: redis-server is not installed (Debian: apt-get install "
+                 "redis-server)")
+    workload = "kernels_cl.workloads:mlp"
+    devices: list[str | None] = [SELECTORS.get(d, d) for d in args.devices.split(",") if d]
+    if args.smoke:
+        workload, args.reps = "warm_workload:workload", 1
+        devices = [os.environ.get("CLMODES_DEVICE")]
+    folder = Path(tempfile.mkdtemp(prefix="clmodes-bench-remote-"))
+    (folder / "config").mkdir()
+    load_before = benchlib.loadavg()
+    server = Server(folder)
+    results = []
+    try:
+        misses = miss_costs(server, max(args.reps, 3))
+        f, later = misses["first_miss_s"], misses["second_miss_s"]
+        print("one store miss, in this process (median): first / second")
+        for state in f:
+            print(f"  remote {state:9s} {f[state] * 1000:8.2f} ms / {later[state] * 1000:6.3f} ms")
+        for device in devices:
+            found = measure(folder, device, workload, args.reps, server)
+            results.append(found)
+            m = found["median_s"]
+            print(f"{found['device']}: first result on a fresh machine (median of {args.reps})")
+            for side in SIDES:
+                print(f"  {side:13s} {m[side]:6.2f} s  {found['counts'][side]}")
+            print(f"  remote/cold {found['remote_over_cold_ratio']:.2f}x, bundle/cold "
+                  f"{found['bundle_over_cold_ratio']:.2f}x, remote/bundle "
+                  f"{found['remote_over_bundle_ratio']:.2f}x; a down remote adds "
+                  f"{found['down_refused_cost_s']:+.2f} s (refused), "
+                  f"{found['down_stopped_cost_s']:+.2f} s (stopped: the socket timeout)",
+                  flush=True)
+    finally:
+        server.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    load_after = benchlib.loadavg()
+    print(f"load: {benchlib.load_text(load_before and load_before[0], load_after and load_after[0])}")
+    benchlib.write_json(args.json, {"workload": workload, "smoke": args.smoke,
+                                    "reps": args.reps, "devices": results, "misses": misses,
+                                    "load_before": load_before, "load_after": load_after})
+
+
+if __name__ == "__main__":
+    main()

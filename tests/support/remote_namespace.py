@@ -1,0 +1,204 @@
+"""A real `redis-server` on loopback inside a private network and PID namespace.
+
+    unshare --net --pid --fork --mount-proc bash -c \
+        'ip link set lo up && python -m support.remote_namespace WORKDIR; exit $?'
+
+Run that way by `RemoteNamespace` (below), this module is the controller inside the
+namespace: it starts `redis-server` (no persistence, bound to 127.0.0.1) as its own
+child, then serves requests, one JSON line each on standard input, answering one JSON
+line: run a process inside (every clmodes process of a test runs here, so that it sees
+the server and nothing else), stop, resume or kill the server it started (by the pid it
+holds), or a Redis command. Nothing leaves loopback; when the controller exits (its
+standard input closed), `bash`, PID 1 of the namespace, exits and the kernel ends every
+process in it: no kill by name.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+PORT = 6390
+URL = f"redis://127.0.0.1:{PORT}/0"
+
+
+class Controller:
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.server: subprocess.Popen | None = None
+        self.spawned: dict[int, subprocess.Popen] = {}
+
+    def start_server(self, maxmemory: str | None = None) -> None:
+        argv = ["redis-server", "--port", str(PORT), "--bind", "127.0.0.1", "--save", "",
+                "--appendonly", "no", "--dir", str(self.workdir)]
+        if maxmemory:
+            argv += ["--maxmemory", maxmemory, "--maxmemory-policy", "noeviction"]
+        self.server = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+        import redis
+
+        client = redis.Redis(port=PORT, socket_timeout=2)
+        for _ in range(200):
+            try:
+                client.ping()
+                return
+            except redis.RedisError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request["op"]
+        if op == "run":
+            started = time.perf_counter()
+            done = subprocess.run(request["argv"], env={**os.environ, **request["env"]},
+                                  capture_output=True, text=True, timeout=request.get("timeout", 600))
+            return {"returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr,
+                    "seconds": time.perf_counter() - started}
+        if op == "spawn":
+            process = subprocess.Popen(request["argv"], env={**os.environ, **request["env"]},
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.spawned[process.pid] = process
+            return {"pid": process.pid}
+        if op == "wait":
+            process = self.spawned.pop(request["pid"])
+            out, err = process.communicate(timeout=600)
+            return {"returncode": process.returncode, "stdout": out, "stderr": err}
+        if op == "server":  # stop | resume | kill | start
+            assert self.server is not None
+            action = request["action"]
+            if action == "start":
+                self.start_server(request.get("maxmemory"))
+            else:
+                sig = {"stop": signal.SIGSTOP, "resume": signal.SIGCONT,
+                       "kill": signal.SIGKILL}[action]
+                self.server.send_signal(sig)
+                if action == "kill":
+                    self.server.wait()
+            return {"pid": self.server.pid}
+        if op == "redis":
+            import redis
+
+            client = redis.Redis(port=PORT, socket_timeout=5)
+            args = [base64.b64decode(a) for a in request["args"]]
+            return {"result": _encodable(client.execute_command(*args))}
+        raise ValueError(f"unknown op {op!r}")
+
+
+def _encodable(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return {"b64": base64.b64encode(value).decode()}
+    if isinstance(value, (list, tuple)):
+        return [_encodable(v) for v in value]
+    if isinstance(value, dict):
+        return [[_encodable(k), _encodable(v)] for k, v in value.items()]
+    return value
+
+
+def decoded(value: Any) -> Any:
+    """An answer's value with bytes restored."""
+    if isinstance(value, dict) and set(value) == {"b64"}:
+        return base64.b64decode(value["b64"])
+    if isinstance(value, list):
+        return [decoded(v) for v in value]
+    return value
+
+
+class RemoteNamespace:
+    """The test's handle on a namespaced redis-server: `start()`, `run(...)`, `close()`."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.process: subprocess.Popen | None = None
+
+    @staticmethod
+    def unusable() -> str | None:
+        """Why the tests cannot run here (they then skip), or None."""
+        if shutil.which("redis-server") is None:
+            return "redis-server is not installed (Debian: apt-get install redis-server)"
+        try:
+            import redis  # noqa: F401
+        except ImportError:
+            return "redis-py is not installed (pip install 'clmodes[remote]')"
+        try:
+            done = subprocess.run(["unshare", "--net", "--pid", "--fork", "--mount-proc", "true"],
+                                  capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"unshare is not usable: {error}"
+        return None if done.returncode == 0 else f"unshare refused: {done.stderr.strip()}"
+
+    def start(self, env: dict[str, str], maxmemory: str | None = None) -> None:
+        script = (f"ip link set lo up && {sys.executable} -m support.remote_namespace "
+                  f"{self.workdir} {maxmemory or ''}; exit $?")
+        self.process = subprocess.Popen(
+            ["unshare", "--net", "--pid", "--fork", "--mount-proc", "bash", "-c", script],
+            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        ready = self._answer()
+        if "ready" not in ready:
+            raise RuntimeError(ready.get("error", ready))
+
+    def _answer(self) -> dict[str, Any]:
+        assert self.process is not None and self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the namespace controller ended (status {self.process.wait()})")
+        return json.loads(line)
+
+    def ask(self, op: str, **request: Any) -> dict[str, Any]:
+        assert self.process is not None and self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"op": op, **request}) + "\n")
+        self.process.stdin.flush()
+        answer = self._answer()
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer
+
+    def run(self, argv: list[str], env: dict[str, str], timeout: float = 600) -> dict[str, Any]:
+        return self.ask("run", argv=argv, env=env, timeout=timeout)
+
+    def redis(self, *args: bytes | str | int) -> Any:
+        encoded = [base64.b64encode(a if isinstance(a, bytes) else str(a).encode()).decode()
+                   for a in args]
+        return decoded(self.ask("redis", args=encoded)["result"])
+
+    def close(self) -> None:
+        """End the controller: bash (PID 1 inside) exits and the namespace goes with it."""
+        if self.process is None:
+            return
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+                for child in (task / "children").read_text().split():
+                    os.kill(int(child), signal.SIGKILL)  # bash, PID 1 inside
+            self.process.wait(timeout=30)
+
+
+def main(argv: list[str]) -> int:
+    controller = Controller(Path(argv[0]))
+    try:
+        controller.start_server(argv[1] if len(argv) > 1 and argv[1] else None)
+    except Exception as error:  # noqa: BLE001 - reported to the test, one line
+        print(json.dumps({"error": f"{type(error).__name__}: {error}"}), flush=True)
+        return 1
+    print(json.dumps({"ready": URL}), flush=True)
+    for line in sys.stdin:
+        try:
+            answer = controller.handle(json.loads(line))
+        except Exception as error:  # noqa: BLE001 - reported to the test
+            answer = {"error": f"{type(error).__name__}: {error}"}
+        print(json.dumps(answer), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
