@@ -64,6 +64,7 @@ COMMON = tuple(
     __has_builtin __has_attribute __has_feature __has_extension
     """.split()
 )
+_FLAGS = (b"U", b"D", b"T", b"F")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _CALL = re.compile(r"([A-Za-z_]\w*)\(([A-Za-z_]\w*)\)")
 _INTEGER = re.compile(r"\s*([-+]?)\s*(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)[uUlL]*\s*")
@@ -138,10 +139,10 @@ def integer(text: str) -> int | None:
 
 
 def read_answer(query: str, slot: bytes) -> Answer:
-    """One query's answer from its slot of the probe's output."""
+    """One query's answer from its slot of the probe's output (its flag checked)."""
     text = slot.split(b"\0", 1)[0].decode("latin-1")
     flag, expansion = text[:1], text[1:]
-    if flag == "U" or not flag:
+    if flag == "U":
         return Answer(False)
     if len(text) >= _SLOT - 1:  # cut short: no value can be trusted
         return Answer(True)
@@ -173,6 +174,9 @@ def run_probe(context: cl.Context, device: cl.Device, options: Iterable[str],
     cl.enqueue_copy(queue, out, buffer)
     queue.finish()
     raw = out.tobytes()
+    unwritten = [q for n, q in enumerate(queries) if raw[n * _SLOT:n * _SLOT + 1] not in _FLAGS]
+    if unwritten:  # a launch that did not run (or wrote elsewhere) must answer nothing
+        raise RuntimeError(f"the probe kernel left {len(unwritten)} answers unwritten")
     answers = {q: read_answer(q, raw[n * _SLOT:(n + 1) * _SLOT]) for n, q in enumerate(queries)}
     if not expanded:  # a name's value was not read: `#if` arithmetic must not use it
         answers = {q: a if is_call(q) or not a.defined else Answer(True) for q, a in answers.items()}
@@ -196,10 +200,13 @@ class CompilerProbe:
     """One device's compiler answers, per options digest (`macros_for`, `ask`).
     Thread-safe: one lock around the answers, probes run under it (one at a time)."""
 
-    def __init__(self, device: Device, context: cl.Context, store: Callable[[], Store],
-                 traits: DeviceTraits) -> None:
+
+    def __init__(self, device: Device, store: Callable[[], Store], traits: DeviceTraits) -> None:
         self.device = device
-        self.context = context
+        # A context of its own, made at the first probe: on the server's context the
+        # pyopencl hooks follow the process mode, and under COMPILE_ONLY the probe's
+        # launch would not run (every name then read as undefined: caught, but lost).
+        self._context: cl.Context | None = None
         self._store = store
         self.traits = traits
         self._lock = threading.RLock()
@@ -219,12 +226,17 @@ class CompilerProbe:
 
     def ask(self, options: tuple[str, ...], queries: frozenset[str]) -> CompilerMacros | None:
         """The macros with answers for `queries` too (probing once if needed); None
-        when nothing new could be answered (a failed probe: those units build alone)."""
+        when the probe failed (those units build alone). The caller stops asking when
+        an answer changes nothing (no progress), so a name that stays unknown after it
+        is answered (opaque in `#if` arithmetic) costs no second probe."""
         digest = options_digest(options)
         with self._lock:
             known = self._known(digest)
             wanted = sorted(q for q in queries if q not in known and valid_query(q))
-            if not wanted or (digest, frozenset(wanted)) in self._failed:
+            if not wanted:  # answered meanwhile (the store, another queue): no probe
+                found = self._macros[options] = CompilerMacros.of(self.traits, options, known)
+                return found
+            if (digest, frozenset(wanted)) in self._failed:
                 return None
             if not self._probe(options, digest, known, wanted):
                 self._failed.add((digest, frozenset(wanted)))
@@ -250,7 +262,9 @@ class CompilerProbe:
         extra = [*self.traits.extensions, *self.traits.features, *COMMON] if first else []
         queries = sorted({q for q in [*wanted, *extra] if q not in known and valid_query(q)})
         try:
-            answers = run_probe(self.context, self.device.cl_device, options, queries)
+            if self._context is None:
+                self._context = cl.Context([self.device.cl_device])
+            answers = run_probe(self._context, self.device.cl_device, options, queries)
         except (cl.Error, RuntimeError, ValueError) as error:
             log.warning("clmodes: asking the compiler of %s for %d predefined names failed "
                         "(%s); units reading them build alone", self.device.label,

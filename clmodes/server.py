@@ -76,7 +76,7 @@ class DeviceServer:
         self._unit_programs: dict[str, HeldProgram] = {}
         self.traits = DeviceTraits.of(device.cl_device)
         # What its compiler predefines: asked of it when a unit reads such a name.
-        self.compiler = CompilerProbe(device, self.context, store, self.traits)
+        self.compiler = CompilerProbe(device, store, self.traits)
 
     # -- the compile queue -------------------------------------------------------------
 

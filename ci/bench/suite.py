@@ -57,6 +57,8 @@ BENCHES: tuple[Bench, ...] = (
     Bench("warm", "bench_warm.py", "clmodes.warm of the MLP against cold runs",
           args=("--reps", "1", "--budget", "1"), devices="first"),
     Bench("launch_checks", "bench_launch_checks.py", "launch buffer checks on and off"),
+    Bench("corpus_builds", "bench_corpus_builds.py", "real libraries (ArrayFire, CLBlast, "
+          "clpeak, pyopencl complex): builds per group, batched against separate"),
     Bench("bundle_import", "bench_bundle_import.py", "bundle import with and without "
           "its load check", devices="first"),
     Bench("batch_size", "bench_batch_size.py", "build time against units per build "

@@ -155,9 +155,11 @@ def test_dot_product_guard_takes_the_compilers_branch(stream):
     sibling = fresh(BRANCHES["dot_extension"] + BODY)
     kernels = [Kernel(guarded, "branch"), Kernel(sibling, "branch")]
     outs = [cla.zeros(stream.queue, 1, np.int32) for _ in kernels]
-    with ProcessModeOverride(ProcessMode.COMPILE_ONLY):
-        for kernel, out in zip(kernels, outs):
-            stream.launch(kernel, 1, None, out.data)
+    # Obtained where launches do no work: the probe's own launch must run all the same.
+    with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE):
+        for kernel in kernels:
+            stream.server.queue_kernel(kernel)
+        stream.server.flush()
     for kernel, out in zip(kernels, outs):
         stream.launch(kernel, 1, None, out.data)
     stream.finish()
@@ -194,13 +196,19 @@ SECOND_PROCESS = """
 import json, clmodes
 from clmodes import Kernel
 import numpy as np, pyopencl.array as cla
-source = '''%s'''
+sources = ['''%s''', '''%s''']
 client = clmodes.client()
 stream = client.stream("probe")
-out = cla.zeros(stream.queue, 1, np.int32)
-stream.launch(Kernel(source, "branch"), 1, None, out.data)
+outs = [cla.zeros(stream.queue, 1, np.int32) for _ in sources]
+kernels = [Kernel(source, "branch") for source in sources]
+with clmodes.ProcessModeOverride(clmodes.ProcessMode.COMPILE_ONLY):  # one queue of two
+    for kernel, out in zip(kernels, outs):
+        stream.launch(kernel, 1, None, out.data)
+for kernel, out in zip(kernels, outs):
+    stream.launch(kernel, 1, None, out.data)
 stream.finish()
-print(json.dumps({"probes": client.server.compiler.probes, "branch": int(out.get()[0])}))
+print(json.dumps({"probes": client.server.compiler.probes,
+                  "branch": [int(out.get()[0]) for out in outs]}))
 """
 
 
@@ -210,10 +218,11 @@ def test_a_second_process_reads_the_answers_from_the_store(tmp_path, selector):
     from support.subprocesses import require_runtime
 
     require_runtime(selector)
-    code = SECOND_PROCESS % (BRANCHES["clang"] + BODY)
+    code = SECOND_PROCESS % (BRANCHES["clang"] + BODY, BRANCHES["vendor"] + BODY)
     first = last_json(run_python(code, tmp_path / "store", CLMODES_DEVICE=selector))
-    # Another source reading the same name: the store's binaries do not answer it.
-    code = SECOND_PROCESS % ("// another\n" + BRANCHES["clang"] + BODY)
+    # Other sources reading the same names: the store's binaries do not answer them.
+    code = SECOND_PROCESS % ("// another\n" + BRANCHES["clang"] + BODY,
+                             "// another\n" + BRANCHES["vendor"] + BODY)
     second = last_json(run_python(code, tmp_path / "store", CLMODES_DEVICE=selector))
     assert first["probes"] == 1, json.dumps(first)
     assert second["probes"] == 0 and second["branch"] == first["branch"], json.dumps(second)
