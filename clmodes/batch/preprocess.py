@@ -43,8 +43,11 @@ from clmodes.includes import include_dirs, pyopencl_include_dirs
 log = logging.getLogger("clmodes")
 
 _UNSTABLE = re.compile(r"\b(__FILE__|__DATE__|__TIME__|__COUNTER__|__TIMESTAMP__|__BASE_FILE__)\b")
-# Pragmas whose effect ends with the loop or statement they precede.
-_LOCAL_PRAGMAS = frozenset(("unroll", "nounroll", "loop", "clang", "ivdep", "GCC"))
+# Pragmas whose effect ends with the loop or statement they precede. `promote_to_registers`:
+# CLBlast's hint to its own kernel preprocessor for the array declared next, which no
+# OpenCL compiler knows (it ignores it, batched or alone).
+_LOCAL_PRAGMAS = frozenset(("unroll", "nounroll", "loop", "clang", "ivdep", "GCC",
+                            "promote_to_registers"))
 _MAIN = "<unit>"
 _PASSED_THROUGH = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|define|undef|include)\b", re.M)
 
