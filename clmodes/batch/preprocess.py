@@ -92,7 +92,7 @@ class _UnitPreprocessor(pcpp.Preprocessor):
     """pcpp with C semantics for the unit's own names and refusal for unknown ones."""
 
     def __init__(self, macros: CompilerMacros, symbolic: frozenset[str] = frozenset()) -> None:
-        template = _template(macros)
+        template = self.template = _template(macros)
         super().__init__(template.lexer.clone())
         self.line_directive = "#line"
         self.known = macros
@@ -135,7 +135,7 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         i = 0
         while i < len(tokens):
             token = tokens[i]
-            call = _call_at(tokens, i) if token.value in FEATURE_CHECKS else None
+            call = _call_at(tokens, i) if self._compilers(token.value) else None
             if call is None:
                 out.append(token)
                 i += 1
@@ -149,6 +149,11 @@ class _UnitPreprocessor(pcpp.Preprocessor):
             answered.type, answered.value = self.t_INTEGER, self.t_INTEGER_TYPE(f"{value}L")
             out.append(answered)
         return out
+
+    def _compilers(self, name: str) -> bool:
+        """Is `name` the compiler's feature check here, not a macro the unit defined
+        (`#define __has_builtin(x) 0` when the compiler has none)?"""
+        return name in FEATURE_CHECKS and self.macros.get(name) is self.template.macros.get(name)
 
     def unknown_queries(self) -> frozenset[str]:
         """What the compiler could answer, when nothing else stands in the way."""
