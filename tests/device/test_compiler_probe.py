@@ -226,3 +226,20 @@ def test_a_second_process_reads_the_answers_from_the_store(tmp_path, selector):
     second = last_json(run_python(code, tmp_path / "store", CLMODES_DEVICE=selector))
     assert first["probes"] == 1, json.dumps(first)
     assert second["probes"] == 0 and second["branch"] == first["branch"], json.dumps(second)
+
+
+def test_a_probe_that_fails_answers_nothing_and_says_so_once(stream, caplog):
+    """A probe the compiler refuses (here: an option it does not know) leaves the units to
+    build alone: no answer is made up, a warning says why, and it is not tried again."""
+    import logging
+
+    probe = stream.server.compiler
+    options = ("-cl-clmodes-no-such-option",)
+    before = probe.probes
+    with caplog.at_level(logging.WARNING, logger="clmodes"):
+        assert probe.ask(options, frozenset({"__clang__"})) is None
+        assert probe.ask(options, frozenset({"__clang__"})) is None
+    assert probe.probes == before
+    warnings = [r for r in caplog.records if "asking the compiler" in r.getMessage()]
+    assert len(warnings) == 1 and "build alone" in warnings[0].getMessage()
+    assert "__clang__" not in probe.macros_for(options).named
