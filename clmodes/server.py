@@ -28,9 +28,10 @@ import pyopencl as cl
 
 from clmodes import programs, pyopencl_hooks
 from clmodes.building import BUILD_OPTIONS, build_batch, build_log
-from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, plan, prepare
+from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, plan
 from clmodes.batch.limits import max_units
-from clmodes.batch.unit import Unit
+from clmodes.batch.unit import Unit, prepare_asking
+from clmodes.compiler_probe import CompilerProbe
 from clmodes.device import Device
 from clmodes.errors import ClmodesError, KernelBuildError
 from clmodes.execution import Counter, LaunchMode, tally, usage
@@ -74,7 +75,8 @@ class DeviceServer:
         # unit (two kernels of one source) is obtained from it without a new build.
         self._unit_programs: dict[str, HeldProgram] = {}
         self.traits = DeviceTraits.of(device.cl_device)
-        self._macros: dict[tuple[str, ...], CompilerMacros] = {}
+        # What its compiler predefines: asked of it when a unit reads such a name.
+        self.compiler = CompilerProbe(device, store, self.traits)
 
     # -- the compile queue -------------------------------------------------------------
 
@@ -129,7 +131,8 @@ class DeviceServer:
             remaining = self._load_stored(kernels, store)
             if remaining and not self._report_misses(remaining, store):
                 return
-            for batch in plan(remaining, self.macros_for, max_units(self.device.platform_name)):
+            for batch in plan(remaining, self.macros_for, max_units(self.device.platform_name),
+                              self.compiler.ask):
                 self._build_isolating(batch, remaining)
 
     def _report_misses(self, kernels: list[Kernel], store: Store) -> bool:
@@ -143,11 +146,9 @@ class DeviceServer:
         return True
 
     def macros_for(self, options: tuple[str, ...]) -> CompilerMacros:
-        """What this device's compiler predefines under these build options."""
-        found = self._macros.get(options)
-        if found is None:
-            found = self._macros[options] = CompilerMacros.of(self.traits, options)
-        return found
+        """What this device's compiler predefines under these build options (as far as
+        it has been asked: `compiler_probe`)."""
+        return self.compiler.macros_for(options)
 
     # -- loading from the store ----------------------------------------------------------
 
@@ -277,7 +278,8 @@ class DeviceServer:
 
     def aliases_for(self, kernel: Kernel) -> dict[str, str | None]:
         """The kernel's typedefs as its device's compiler sees them (see `PreparedUnit`)."""
-        return dict(prepare(Unit.of(kernel), self.macros_for(kernel.options)).aliases)
+        unit = Unit.of(kernel)
+        return dict(prepare_asking(unit, self.macros_for(kernel.options), self.compiler.ask).aliases)
 
     def _fail(self, batch: Batch, kernels: list[Kernel], build_log: str) -> None:
         unit = batch.units[0].unit_key

@@ -60,6 +60,8 @@ BENCHES: tuple[Bench, ...] = (
     Bench("launch_checks", "bench_launch_checks.py", "launch buffer checks on and off"),
     Bench("last_use", "bench_last_use.py", "a warm second process with last-use notes on "
           "and off", devices="first"),
+    Bench("corpus_builds", "bench_corpus_builds.py", "real libraries (ArrayFire, CLBlast, "
+          "clpeak, pyopencl complex): builds per group, batched against separate"),
     Bench("bundle_import", "bench_bundle_import.py", "bundle import with and without "
           "its load check", devices="first"),
     Bench("remote", "bench_remote.py", "a fresh machine's first result: the team's remote "

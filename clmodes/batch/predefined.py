@@ -20,7 +20,13 @@ device does not list) is *unknown*: `maybe_predefined()` says so, and a unit who
 conditionals read an unknown name builds alone from its own text, since guessing wrong
 silently changes what it computes (pcpp's pass-through of such `#if`s kept the `#if`
 lines but expanded later uses with the macros defined inside them: the trap measured in
-the issue).
+the issue) -- unless the device's compiler was asked (`compiler_probe`): its `Answer`s
+(`CompilerMacros.of(..., answers)`) make those names known, exactly as it sees them.
+
+With answers, the extension and feature macros come from them too, never from the
+device's extension list: Intel's CPU compiler does not define `cl_khr_integer_dot_product`
+although the device lists it, and a unit guarded by it took another branch batched than
+alone. Without answers (recorded devices, no probe) the list is all there is.
 """
 
 from __future__ import annotations
@@ -71,6 +77,46 @@ NEVER_DEFINED = frozenset(
 
 _RESERVED = re.compile(r"__|_[A-Z]|cl_|CL_|CLK_")
 
+# Builtin function-like checks a conditional may call (`#if __has_builtin(x)`): answered
+# per call, `__has_builtin(__builtin_expect)`, never defined as macros here.
+FEATURE_CHECKS = frozenset((
+    "__has_builtin", "__has_attribute", "__has_feature", "__has_extension",
+    "__has_c_attribute", "__has_declspec_attribute", "__is_identifier",
+))
+# Names whose value depends on where they are read, so one probe cannot answer them.
+CONTEXTUAL = frozenset((
+    "__LINE__", "__FILE__", "__FILE_NAME__", "__BASE_FILE__", "__INCLUDE_LEVEL__",
+    "__COUNTER__", "__DATE__", "__TIME__", "__TIMESTAMP__", "__has_include",
+    "__has_include_next",
+))
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """What the device's compiler says of one name or call: defined or not, and its value
+    when that is an integer (None: defined as something else, `#if` cannot read it)."""
+
+    defined: bool
+    value: int | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {"defined": self.defined, "value": self.value}
+
+    @classmethod
+    def from_json(cls, data: object) -> "Answer | None":
+        """None for anything but what `as_json` writes (a hostile or damaged row)."""
+        if not isinstance(data, dict) or not isinstance(data.get("defined"), bool):
+            return None
+        value = data.get("value")
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            return None
+        return cls(data["defined"], value)
+
+
+def is_call(query: str) -> bool:
+    """`__has_builtin(x)` (a call, answered as a value) rather than a plain name."""
+    return "(" in query
+
 
 @dataclasses.dataclass(frozen=True)
 class DeviceTraits:
@@ -108,6 +154,16 @@ class CompilerMacros:
     values: tuple[tuple[str, str], ...]
     absent: frozenset[str]  # names the compiler certainly does not define
     unsupported: str | None = None  # why no unit with these options can batch
+    # Asked of the compiler: defined names whose value is no integer (defined as
+    # themselves, like the constants: `#ifdef` reads them, `#if` arithmetic cannot), and
+    # the answers to feature-check calls (`__has_builtin(x)` -> 1).
+    opaque: frozenset[str] = frozenset()
+    calls: tuple[tuple[str, int], ...] = ()
+    probed: bool = False  # made with the compiler's answers: extensions come from them
+
+    @functools.cached_property
+    def called(self) -> dict[str, int]:
+        return dict(self.calls)
 
     @functools.cached_property
     def named(self) -> dict[str, str]:
@@ -123,9 +179,18 @@ class CompilerMacros:
             return False
         return bool(_RESERVED.match(name)) or name in _SPEC_NAMES
 
+    def probe_worthy(self, name: str) -> bool:
+        """Can the compiler's answer settle `name` (a plain name or a feature-check call)?"""
+        if is_call(name):
+            return name not in self.called and name.split("(", 1)[0] in FEATURE_CHECKS
+        return (name not in CONTEXTUAL and name not in self.named and name not in self.absent
+                and self.maybe_predefined(name))
+
     @classmethod
-    def of(cls, traits: DeviceTraits, options: Iterable[str]) -> "CompilerMacros":
-        """For a device and a unit's build options (`-cl-std`, `-cl-fast-relaxed-math`)."""
+    def of(cls, traits: DeviceTraits, options: Iterable[str],
+           answers: Mapping[str, Answer] | None = None) -> "CompilerMacros":
+        """For a device and a unit's build options (`-cl-std`, `-cl-fast-relaxed-math`),
+        with what its compiler answered for these options (`answers`), if it was asked."""
         options = list(options)
         values: dict[str, str] = {
             "__OPENCL_VERSION__": str(_version_number(traits.version, "OpenCL")),
@@ -144,8 +209,9 @@ class CompilerMacros:
                 values[name] = "1"
             else:
                 absent.add(name)
-        values.update(dict.fromkeys(traits.extensions, "1"))
-        values.update(dict.fromkeys(traits.features, "1"))
+        if answers is None:
+            values.update(dict.fromkeys(traits.extensions, "1"))
+            values.update(dict.fromkeys(traits.features, "1"))
         constants = set(FLOAT_CONSTANTS)
         if "cl_khr_fp64" in traits.extensions or "__opencl_c_fp64" in traits.features:
             constants |= DOUBLE_CONSTANTS
@@ -153,7 +219,27 @@ class CompilerMacros:
             constants |= HALF_CONSTANTS
         values.update({name: name for name in sorted(constants)})
         values.update(pyopencl_defines(traits.platform_name))
-        return cls(tuple(sorted(values.items())), frozenset(absent), unsupported)
+        if answers is None:
+            return cls(tuple(sorted(values.items())), frozenset(absent), unsupported)
+        opaque: set[str] = set()
+        calls: dict[str, int] = {}
+        for name, answer in answers.items():
+            if is_call(name):
+                if answer.defined and answer.value is not None:
+                    calls[name] = answer.value
+                continue
+            # The compiler's word over the spec's: it is what a unit built alone sees.
+            values.pop(name, None)
+            absent.discard(name)
+            if not answer.defined:
+                absent.add(name)
+            elif answer.value is None:
+                values[name] = name
+                opaque.add(name)
+            else:
+                values[name] = str(answer.value)
+        return cls(tuple(sorted(values.items())), frozenset(absent), unsupported,
+                   frozenset(opaque), tuple(sorted(calls.items())), probed=True)
 
 
 _SPEC_NAMES = FLOAT_CONSTANTS | DOUBLE_CONSTANTS | HALF_CONSTANTS | _IMPLEMENTATION

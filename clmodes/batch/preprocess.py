@@ -12,7 +12,11 @@ The preprocessor also decides whether the result can be trusted. A unit *cannot 
 and builds alone from its original text, when:
 - a conditional reads a name the compiler might predefine that clmodes does not know
   (`__has_builtin`, `__clang__`, a vendor macro, an unlisted extension): guessing would
-  silently change what the unit computes;
+  silently change what the unit computes. Such names (and feature-check calls,
+  `__has_builtin(x)`) are returned as `Preprocessed.unknown`, so that the compiler can be
+  asked (`compiler_probe`) and the unit preprocessed again with its answers;
+- `#if` arithmetic reads a predefined name whose value is no integer (`M_PI_F`, or a
+  name the compiler defines as something else);
 - an `#include` is not found here (the compiler may still find it), the unit `#error`s,
   the unit uses `__FILE__`/`__DATE__`/`__TIME__`/`__COUNTER__`, `#undef`s a predefined
   macro, or has a `#pragma` that uses a macro or keeps state across the file (other than
@@ -33,14 +37,17 @@ import pcpp
 from pcpp.parser import Action, OutputDirective
 from pcpp.ply.ply.lex import LexToken
 
-from clmodes.batch.predefined import CompilerMacros
+from clmodes.batch.predefined import FEATURE_CHECKS, CompilerMacros
 from clmodes.includes import include_dirs, pyopencl_include_dirs
 
 log = logging.getLogger("clmodes")
 
 _UNSTABLE = re.compile(r"\b(__FILE__|__DATE__|__TIME__|__COUNTER__|__TIMESTAMP__|__BASE_FILE__)\b")
-# Pragmas whose effect ends with the loop or statement they precede.
-_LOCAL_PRAGMAS = frozenset(("unroll", "nounroll", "loop", "clang", "ivdep", "GCC"))
+# Pragmas whose effect ends with the loop or statement they precede. `promote_to_registers`:
+# CLBlast's hint to its own kernel preprocessor for the array declared next, which no
+# OpenCL compiler knows (it ignores it, batched or alone).
+_LOCAL_PRAGMAS = frozenset(("unroll", "nounroll", "loop", "clang", "ivdep", "GCC",
+                            "promote_to_registers"))
 _MAIN = "<unit>"
 _PASSED_THROUGH = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|define|undef|include)\b", re.M)
 
@@ -57,6 +64,9 @@ class Preprocessed:
     # Symbolic defines its directives read, when that was all that went wrong: defining
     # those for real and keeping the others symbolic may still succeed.
     reads: frozenset[str] = frozenset()
+    # Names and feature-check calls only the compiler can answer, when they were all that
+    # went wrong: asked and answered, the unit may batch.
+    unknown: frozenset[str] = frozenset()
 
 
 def _copy_token(token: LexToken) -> LexToken:
@@ -82,7 +92,7 @@ class _UnitPreprocessor(pcpp.Preprocessor):
     """pcpp with C semantics for the unit's own names and refusal for unknown ones."""
 
     def __init__(self, macros: CompilerMacros, symbolic: frozenset[str] = frozenset()) -> None:
-        template = _template(macros)
+        template = self.template = _template(macros)
         super().__init__(template.lexer.clone())
         self.line_directive = "#line"
         self.known = macros
@@ -104,11 +114,55 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         # the template's table is this unit's own.
         self.macros = dict(template.macros)
 
-    def _unknown(self, name: str) -> None:
+    def _unknown(self, name: str, arithmetic: bool = False) -> None:
         if name in self.symbolic:
             self.symbolic_reads.add(name)
+        elif arithmetic and name in self.known.named:
+            # Left over after expansion: defined as itself (a constant, or a name the
+            # compiler defines as no integer), which `#if` would read as 0.
+            self.problems.append(f"#if arithmetic reads {name!r}, which is no integer")
         elif self.known.maybe_predefined(name):
             self.unknown[name] = None
+
+    def evalexpr(self, tokens):  # type: ignore[no-untyped-def]
+        """Feature-check calls (`__has_builtin(__builtin_expect)`) answered from the
+        compiler's answers before pcpp expands anything: the compiler does not expand
+        their argument either."""
+        return super().evalexpr(self._answer_calls(tokens))
+
+    def _answer_calls(self, tokens: list[LexToken]) -> list[LexToken]:
+        out: list[LexToken] = []
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            call = _call_at(tokens, i) if self._compilers(token.value) else None
+            if call is None:
+                out.append(token)
+                i += 1
+                continue
+            query, i = call
+            value = self.known.called.get(query)
+            if value is None:
+                self.unknown[query] = None
+                value = 0
+            answered = _copy_token(token)
+            answered.type, answered.value = self.t_INTEGER, self.t_INTEGER_TYPE(f"{value}L")
+            out.append(answered)
+        return out
+
+    def _compilers(self, name: str) -> bool:
+        """Is `name` the compiler's feature check here, not a macro the unit defined
+        (`#define __has_builtin(x) 0` when the compiler has none)?"""
+        return name in FEATURE_CHECKS and self.macros.get(name) is self.template.macros.get(name)
+
+    def unknown_queries(self) -> frozenset[str]:
+        """What the compiler could answer, when nothing else stands in the way."""
+        unknown = [n for n in self.unknown if n not in self.guards]
+        if self.problems or self.symbolic_reads or not unknown:
+            return frozenset()
+        if all(self.known.probe_worthy(n) for n in unknown):
+            return frozenset(unknown)
+        return frozenset()
 
     def refusals(self) -> list[str]:
         """Why the unit cannot batch (nothing: it can)."""
@@ -146,7 +200,7 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         return False
 
     def on_unknown_macro_in_expr(self, ident):  # type: ignore[no-untyped-def]
-        self._unknown(ident)
+        self._unknown(ident, arithmetic=True)
         return 0
 
     def on_unknown_macro_function_in_expr(self, ident):  # type: ignore[no-untyped-def]
@@ -203,6 +257,23 @@ class _UnitPreprocessor(pcpp.Preprocessor):
             self.problems.append(f"its #pragma {' '.join(words)} may hold across the file")
 
 
+def _call_at(tokens: list[LexToken], start: int) -> tuple[str, int] | None:
+    """`NAME ( identifier )` at `start`: the query `NAME(identifier)` and the index after
+    it; None when no call with one plain identifier follows (`defined(__has_builtin)`)."""
+    words: list[tuple[str, int]] = []
+    i = start + 1
+    while i < len(tokens) and len(words) < 3:
+        if tokens[i].value.strip():
+            words.append((tokens[i].value, i))
+        i += 1
+    if len(words) < 3 or words[0][0] != "(" or words[2][0] != ")":
+        return None
+    argument = words[1][0]
+    if not re.fullmatch(r"[A-Za-z_]\w*", argument):
+        return None
+    return f"{tokens[start].value}({argument})", words[2][1] + 1
+
+
 _LEXING = pcpp.Preprocessor()  # only its lexer and token types are used, by `_lines`
 
 
@@ -248,7 +319,8 @@ def preprocess(
         return Preprocessed(None, f"pcpp failed: {type(error).__name__}: {error}")
     refusals = pre.refusals()
     if refusals:
-        return Preprocessed(None, refusals[0], reads=pre.only_reads())
+        return Preprocessed(None, refusals[0], reads=pre.only_reads(),
+                            unknown=pre.unknown_queries())
     text = out.getvalue()
     passed = _PASSED_THROUGH.search(text)
     if passed:  # pcpp kept a directive it could not execute: its effect would be lost

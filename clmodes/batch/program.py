@@ -15,7 +15,9 @@ import hashlib
 from collections.abc import Callable, Iterable
 
 from clmodes.batch.predefined import CompilerMacros
-from clmodes.batch.unit import PreparedUnit, Unit, compile_options, prepare
+from clmodes.batch.symbols import raw_typedefs
+from clmodes.batch.tokens import tokenize
+from clmodes.batch.unit import Ask, PreparedUnit, Unit, compile_options, prepare, prepare_asking
 from clmodes.kernel import Kernel
 
 # Bump when the text a batch renders changes: a stored binary of an older rendering is
@@ -78,18 +80,64 @@ class Batch:
                 Batch(self.units[mid:], self.options, self.renamed))
 
 
+def _asking(prepared: dict[str, PreparedUnit], ask: Ask, rounds: int = 3) -> None:
+    """Ask the compiler, once per build options and round, for every name the units of
+    the queue could not batch for, and prepare those units again with the answers."""
+    for _ in range(rounds):
+        wanting: dict[tuple[str, ...], set[str]] = {}
+        for p in prepared.values():
+            if not p.batchable and p.unknown:
+                wanting.setdefault(p.unit.options, set()).update(p.unknown)
+        progressed = False
+        for options, names in wanting.items():
+            macros = ask(options, frozenset(names))
+            if macros is None:
+                continue
+            for key, p in prepared.items():
+                if p.unit.options == options and not p.batchable and p.unknown:
+                    again = prepared[key] = prepare(p.unit, macros)
+                    progressed = progressed or again.batchable or again.unknown != p.unknown
+        if not progressed:
+            return
+
+
+def _lone(unit: Unit, macros: CompilerMacros, ask: Ask | None) -> PreparedUnit:
+    """A unit alone under its build options in the queue builds alone from its own text
+    whatever preprocessing says, so it is preprocessed only when it has typedefs (a
+    launch converting a Python scalar for `real_t` needs the active branch's, through
+    macros and headers: `typedef REAL real_t`, `#include "types.h"`): on a big unit
+    without any (clpeak's kernels) preprocessing is a real part of its build (ARCHITECTURE)."""
+    if "#include" not in unit.source and not raw_typedefs(tokenize(unit.render_alone())):
+        # No typedef anywhere: argument info names only builtin types, nothing to settle.
+        return PreparedUnit(unit, None, "the only unit of its build options in the queue", ())
+    return prepare_asking(unit, macros, ask)
+
+
 def plan(
     kernels: Iterable[Kernel],
     macros_for: Callable[[tuple[str, ...]], CompilerMacros],
     max_units: int,
+    ask: Ask | None = None,
 ) -> list[Batch]:
     """The builds that obtain `kernels`: batches of at most `max_units`, then the units
-    that must build alone."""
+    that must build alone. `ask`: the device's compiler, for the predefined names some
+    units read (`compiler_probe`): one probe per options serves the whole queue."""
     units = {k.unit_key: Unit.of(k) for k in kernels}
     groups: dict[tuple[str, ...], list[PreparedUnit]] = {}
     alone: list[Batch] = []
-    for unit in sorted(units.values(), key=lambda u: u.unit_key):
-        prepared = prepare(unit, macros_for(unit.options))
+    ordered = sorted(units.values(), key=lambda u: u.unit_key)
+    sharing: dict[tuple[str, ...], int] = {}
+    for unit in ordered:
+        options = compile_options(unit.options)
+        sharing[options] = sharing.get(options, 0) + 1
+    prepared_units = {
+        u.unit_key: prepare(u, macros_for(u.options)) if sharing[compile_options(u.options)] > 1
+        else _lone(u, macros_for(u.options), ask)
+        for u in ordered}
+    if ask is not None:
+        _asking(prepared_units, ask)
+    for unit in ordered:
+        prepared = prepared_units[unit.unit_key]
         if prepared.batchable:
             groups.setdefault(compile_options(unit.options), []).append(prepared)
         else:

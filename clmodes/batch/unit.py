@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import logging
 import re
+from collections.abc import Callable
 
 from clmodes.batch.predefined import CompilerMacros
 from clmodes.batch.preprocess import Preprocessed, preprocess
@@ -78,6 +79,8 @@ class PreparedUnit:
     text: str | None
     reason: str | None
     aliases: tuple[tuple[str, str | None], ...]  # typedef name -> type (None: ambiguous)
+    # What only the compiler can answer, when that is all that kept it from batching.
+    unknown: frozenset[str] = frozenset()
 
     @property
     def unit_key(self) -> str:
@@ -206,9 +209,28 @@ def prepare(unit: Unit, macros: CompilerMacros) -> PreparedUnit:
     if result.text is None:
         log.debug("unit %s builds alone: %s", unit.tag, result.reason)
         aliases = raw_typedefs(tokenize(unit.render_alone()))
-        return PreparedUnit(unit, None, result.reason, tuple(aliases.items()))
+        return PreparedUnit(unit, None, result.reason, tuple(aliases.items()), result.unknown)
     shape = _shape_of(result)
     return PreparedUnit(unit, shape.render(unit), None, shape.typedefs)
+
+
+Ask = Callable[[tuple[str, ...], frozenset[str]], "CompilerMacros | None"]
+
+
+def prepare_asking(unit: Unit, macros: CompilerMacros, ask: Ask | None,
+                   rounds: int = 3) -> PreparedUnit:
+    """`prepare`, asking the compiler (`ask`: options, names -> macros with their
+    answers, or None) for what the unit's conditionals read that only it knows; each
+    answer may open a branch that reads more, hence a few rounds."""
+    prepared = prepare(unit, macros)
+    for _ in range(rounds):
+        if prepared.batchable or not prepared.unknown or ask is None:
+            break
+        answered = ask(unit.options, prepared.unknown)
+        if answered is None:
+            break
+        prepared = prepare(unit, answered)
+    return prepared
 
 
 def _tag_lines(text: str, tag: str) -> str:

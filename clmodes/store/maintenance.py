@@ -69,6 +69,7 @@ def clear_once(db: Database, model: str | None) -> int:
         deleted += connection.execute("DELETE FROM binaries" + like, like_parameters).rowcount
         connection.execute("DELETE FROM kernels" + like, like_parameters)
         connection.execute("DELETE FROM device_check" + like, like_parameters)  # re-checked
+        connection.execute("DELETE FROM compiler_macro" + like, like_parameters)  # re-asked
         connection.execute("DELETE FROM kernel_identity" + like, like_parameters)
         connection.execute("DELETE FROM measurement" + where, parameters)
         connection.execute("DELETE FROM tune_lease" + where, parameters)

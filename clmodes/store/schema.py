@@ -87,6 +87,14 @@ CREATE TABLE IF NOT EXISTS remote_origin (
     created REAL NOT NULL,
     PRIMARY KEY (kind, scope, entry)
 );
+CREATE TABLE IF NOT EXISTS compiler_macro (
+    exact TEXT NOT NULL,
+    options TEXT NOT NULL,
+    queries TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (exact, options, queries)
+);
 CREATE TABLE IF NOT EXISTS probe (
     format INTEGER NOT NULL,
     model TEXT NOT NULL,

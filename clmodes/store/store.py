@@ -17,7 +17,8 @@ from typing import Any
 from clmodes.store import binaries as binary_table
 from clmodes.store import entries as bulk
 from clmodes.store import kernels as kernel_index
-from clmodes.store import device_checks, leases, maintenance, measurements, misses, probes, tunes
+from clmodes.store import compiler_macros, device_checks, leases, maintenance, measurements
+from clmodes.store import misses, probes, tunes
 from clmodes.store import footprint, pruning, remote_origin, tiers, uses
 from clmodes.store.connection import open_store
 from clmodes.store.kernels import KernelSpec
@@ -161,6 +162,18 @@ class Store(Database):
     def put_device_check(self, exact: str, environment: str, value: dict[str, Any]) -> None:
         """Record (or replace) an exact device's usability verdict."""
         device_checks.put_check(self, exact, environment, value)
+
+    # -- compiler macro answers (`clmodes.compiler_probe`) -------------------------------
+
+    def compiler_macros(self, exact: str, options: str) -> dict[str, Any]:
+        """What an exact device's compiler answered, per name, under an options digest
+        (unvalidated: `compiler_probe` reads each answer as hostile data)."""
+        return compiler_macros.get_answers(self, exact, options)
+
+    def put_compiler_macros(self, exact: str, options: str, queries: str,
+                            answers: dict[str, Any]) -> None:
+        """Record one probe's answers (`queries`: the digest of the names it asked)."""
+        compiler_macros.put_answers(self, exact, options, queries, answers)
 
     # -- program binaries --------------------------------------------------------------
 

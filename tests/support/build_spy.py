@@ -8,6 +8,7 @@ import threading
 
 import pyopencl as cl
 
+from clmodes.compiler_probe import PROBE_MARK
 from clmodes.device_check import CHECK_SOURCE
 
 
@@ -17,11 +18,13 @@ class BuildSpy:
     batch that fails is split: the order inside a failed build produced nothing).
     Not counted: the device usability check's one-line kernel (`clmodes.device_check`),
     built once per machine and driver when a store has no verdict yet — a fact about the
-    runtime, not a kernel of the workload."""
+    runtime, not a kernel of the workload; nor the compiler's macro probe
+    (`clmodes.compiler_probe`), counted in `probes` instead."""
 
     def __init__(self) -> None:
         self.sources: list[str] = []
         self.built: list[str] = []
+        self.probes = 0
         self._lock = threading.Lock()
 
     @property
@@ -37,6 +40,10 @@ class BuildSpy:
         def counting_build(program, *args, **kwargs):
             source = program.get_info(cl.program_info.SOURCE)
             if source == CHECK_SOURCE:
+                return real_build(program, *args, **kwargs)
+            if source.startswith(PROBE_MARK):
+                with spy._lock:
+                    spy.probes += 1
                 return real_build(program, *args, **kwargs)
             with spy._lock:
                 spy.sources.append(source)
