@@ -59,6 +59,9 @@ BENCHES: tuple[Bench, ...] = (
     Bench("launch_checks", "bench_launch_checks.py", "launch buffer checks on and off"),
     Bench("bundle_import", "bench_bundle_import.py", "bundle import with and without "
           "its load check", devices="first"),
+    Bench("persist", "bench_persist.py", "a batch build with a persistent store against "
+          "the store in memory, separate builds and raw concatenation, first launches "
+          "included"),
     Bench("batch_size", "bench_batch_size.py", "build time against units per build "
           "(raw pyopencl)", devices="list", long=True),
     Bench("gemm_batch", "bench_gemm_batch.py", "GEMM build time against configs per build",
