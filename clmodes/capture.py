@@ -8,9 +8,8 @@ one closes, the programs holding them are captured into the store, exactly as `w
 does (used kernels only: a tune's losing candidates are not persisted).
 
 When binaries are persisted: at the end of `warm()`, and when the outermost compile-mode
-override closes, in one transaction per store (all of them, or none). On PoCL the captured
-kernels then launch from the programs loaded back from their binaries, so their code is
-generated once, not again at their first launch (`programs.Captured`). Not: for kernels only ever run under `EXECUTE` (a plain run compiles what
+override closes, in one transaction per store (all of them, or none: a process killed
+during the capture leaves the store as it was). Not: for kernels only ever run under `EXECUTE` (a plain run compiles what
 it launches and keeps it in memory: capturing costs seconds per program on PoCL, which a
 production process should not pay on its first launch), and never into a store in memory.
 `warm()` suspends this capture (`suspended()`): it persists inside its own deferred

@@ -6,14 +6,6 @@ of ci/bench/bench_warm.py's breakdown measures it), so eager capture would erase
 batching gain. `warm()` captures once, at the end, and
 only what the workload used.
 
-On PoCL the captured kernels are then launched from the program loaded back from the
-binary just read (`Captured.program`): PoCL generates a kernel's work-group code at its
-first enqueue *again* in the program built from source (the binary read's code stays in
-the binary), while a program loaded from that binary launches at once. So the code is
-generated once, by the read, instead of twice (ci/bench/bench_persist.py measures it).
-Not on Intel's runtime: reading its binaries costs nothing, its first launch almost
-nothing, and loading a binary more than either.
-
 Loading verifies the binary's checksum *before* handing it to the driver (the store does:
 PoCL crashes the process on a truncated binary instead of returning an error). A binary
 the driver still refuses (a driver changed under an unchanged version string) is dropped
@@ -33,7 +25,6 @@ import pyopencl as cl
 
 from clmodes import compiler_output
 from clmodes.batch import Batch
-from clmodes.building import BUILD_OPTIONS
 from clmodes.device import Device
 from clmodes.arginfo import ArgInfo, MalformedArgInfo, count_problem
 from clmodes.kernel import unit_suffix
@@ -144,35 +135,22 @@ def stored_arg_infos(store: Store, exact: str, batch: str, program: cl.Program,
 Builder = Callable[[Batch], cl.Program]
 
 
-@dataclasses.dataclass(frozen=True)
-class Captured:
-    """One binary persisted for units of a held program: `batch` is what it holds (the
-    program's batch, or its used-only subset), `program` the program loaded back from it
-    to launch those units from (None: keep launching the one built from source)."""
-
-    batch: Batch
-    program: cl.Program | None
-
-
 def persist(store: Store, device: Device, held: HeldProgram, used: set[str] | None,
-            build: Builder) -> list[Captured]:
+            build: Builder) -> int:
     """Capture the kernels of `held` in `used` (all, if None) that were built here, and
-    index each to the binary holding it. Returns the binaries written."""
+    index each to the binary holding it. Returns the number of binaries written."""
     wanted = {k: o for k, o in held.kernels.items() if used is None or k in used}
     new_units = {o.unit for o in wanted.values()} - held.captured.keys()
-    written = []
+    written = 0
     if new_units and held.source is not None:
-        captured = capture(store, device, held, new_units, build)
-        if captured is not None:
-            written.append(captured)
+        written += capture(store, device, held, new_units, build)
     _index(store, device, held, wanted)
     return written
 
 
 def capture(store: Store, device: Device, held: HeldProgram, units: set[str],
-            build: Builder) -> Captured | None:
-    """Persist a binary holding `units` of a program built here (None: the driver gave
-    no binary).
+            build: Builder) -> bool:
+    """Persist a binary holding `units` of a program built here.
 
     When the program also holds units nobody used (a tune's losing candidates), a program
     of just these units is built for the capture (`build`, not counted in `builds`: it
@@ -190,42 +168,15 @@ def capture(store: Store, device: Device, held: HeldProgram, units: set[str],
             log.info("capture build of %d units failed on %s (%s); capturing the whole batch",
                      len(units), device.label, str(error).splitlines()[0])
             units = set(batch.keys)
-    binary = bytes(program.get_info(cl.program_info.BINARIES)[0])
+    binary = program.get_info(cl.program_info.BINARIES)[0]
     if not binary:
         log.info("%s returned no binary for batch %s; not persisted", device.label,
                  batch.content_hash[:12])
-        return None
+        return False
     rows = [(key, o.name, _arg_rows(o.args)) for key, o in held.kernels.items() if o.unit in units]
-    store.put_binary(device.fingerprint.exact, batch.content_hash, batch.keys, binary, rows)
+    store.put_binary(device.fingerprint.exact, batch.content_hash, batch.keys, bytes(binary), rows)
     held.captured.update(dict.fromkeys(units, batch.content_hash))
-    return Captured(batch, reloaded(device, program.context, batch, binary))
-
-
-def launches_from_capture(device: Device) -> bool:
-    """Does a captured program launch cheaper loaded back from its binary (PoCL: see the
-    module doc)? Keyed on the runtime, as `batch.limits` is: a property of its code
-    generation, the same for every program."""
-    return device.fingerprint.vendor == "PoCL"
-
-
-def reloaded(device: Device, context: cl.Context, batch: Batch,
-             binary: bytes) -> cl.Program | None:
-    """The program of a just-captured binary, to launch from where that pays
-    (`launches_from_capture`); None elsewhere, or when the driver refuses its own binary
-    (the program built from source keeps running: nothing is lost)."""
-    if not launches_from_capture(device):
-        return None
-    try:
-        program = cl.Program(context, [device.cl_device], [binary])
-        with compiler_output.logged(f"the captured binary of batch {batch.content_hash[:12]}"):
-            program.build(options=[*BUILD_OPTIONS, *batch.options], devices=[device.cl_device])
-    except cl.Error as error:
-        log.info("%s refused the binary it just gave for batch %s (%s); launching from the "
-                 "program built from source", device.label, batch.content_hash[:12],
-                 str(error).splitlines()[0])
-        return None
-    registry.add_own(program)
-    return program
+    return True
 
 
 def _index(store: Store, device: Device, held: HeldProgram,

@@ -292,43 +292,16 @@ class DeviceServer:
         """Capture the kernels in `used` (all, if None) that were built here, and index
         every such kernel to the binary holding it. Returns the number of binaries written."""
         with self._build_lock:
-            written = 0
-            for held in list(self._programs.values()):
-                captures = programs.persist(store, self.device, held, used,
-                                            lambda batch: self._build(batch, counted=False))
-                for captured in captures:
-                    self._launch_from(held, captured)
-                written += len(captures)
+            written = sum(
+                programs.persist(store, self.device, held, used,
+                                 lambda batch: self._build(batch, counted=False))
+                for held in list(self._programs.values())
+            )
             built = [k for key, k in self._built.items() if used is None or key in used]
             if built:
                 store.put_kernel_identities(self.device.fingerprint.exact,
                                             [(k.key, k.name, k.descriptor()) for k in built])
             return written
-
-    def _launch_from(self, held: HeldProgram, captured: programs.Captured) -> None:
-        """Launch the captured units' kernels from the program loaded back from their
-        binary, where there is one (`programs.launches_from_capture`): their code is then
-        generated once, by the binary read, not again at their first enqueue. Each kernel
-        is swapped whole (one dict assignment: a launch on another thread meanwhile gets
-        the old launchable or the new one, both valid); the arguments are the ones the
-        build from source reported. A kernel the loaded program lacks keeps its old one."""
-        program = captured.program
-        if program is None:
-            return
-        units = set(captured.batch.keys)
-        for key, obtained in held.kernels.items():
-            kernel, old = self._built.get(key), self._obtained.get(key)
-            if obtained.unit not in units or kernel is None or old is None:
-                continue
-            try:
-                self._obtained[key] = Launchable.create(
-                    kernel.name, self.device.cl_device, self.device.label, program,
-                    captured.batch.entry(kernel), old.args)
-            except cl.Error as error:
-                log.info("kernel %r: not in the program loaded from its capture on %s (%s)",
-                         kernel.name, self.device.label, str(error).splitlines()[0])
-        if held.source is not None and units == set(held.source.keys):
-            held.program = program  # another entry point of these units, obtained later
 
     # -- acting on a launch's verdict ---------------------------------------------------------------------
 

@@ -16,7 +16,10 @@ so a build alone leaves that part out; the figure is build + first launches + fi
 - in memory: clmodes, a runtime whose store is in memory: the K launches under
   `COMPILE_ONLY` inside `COMPILE_AND_AUTOTUNE` (one batch build), then under `EXECUTE`;
 - persistent: the same in a runtime with a store on disk, so the outermost override's
-  close captures the K kernels' binaries (`clmodes.capture`).
+  close captures the K kernels' binaries (`clmodes.capture`);
+- binary read: the read of a raw batch's BINARIES alone, after its build and first
+  launches (untimed): what capturing adds by itself. `read_bound_speed_ratio` (raw batch
+  over raw batch plus the read) is the best a capture on the critical path can reach.
 
 The target figure is `persistent_over_in_memory_speed_ratio` (in-memory seconds over
 persistent seconds: what persisting leaves of the batching gain). The separate side is
@@ -49,7 +52,7 @@ from clmodes.runtime import Runtime  # noqa: E402
 
 N = 64
 BUILD_OPTIONS = ["-cl-kernel-arg-info"]
-SIDES = ("separate", "raw_batch", "in_memory", "persistent")
+SIDES = ("separate", "raw_batch", "in_memory", "persistent", "binary_read")
 
 
 class Raw:
@@ -62,7 +65,7 @@ class Raw:
         self.a = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, 4 * N)
         self.b = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, 4 * N)
 
-    def program(self, units: list[tuple[str, list[str]]]) -> None:
+    def program(self, units: list[tuple[str, list[str]]]) -> cl.Program:
         prg = cl.Program(self.ctx, salted([s for s, _ in units])).build(options=BUILD_OPTIONS)
         for _, names in units:
             for name in names:
@@ -70,6 +73,13 @@ class Raw:
                 knl.set_args(self.a, self.b, np.int32(N), np.float32(1.5), np.float32(0.25))
                 cl.enqueue_nd_range_kernel(self.queue, knl, (N,), None)
         self.queue.finish()
+        return prg
+
+    def read_binary(self, k: int) -> float:
+        """Seconds of reading the BINARIES of a K-unit batch built and launched (untimed):
+        what a capture adds to the in-memory path by itself, whatever clmodes does."""
+        prg = self.program([raw_unit("small") for _ in range(k)])
+        return timed(lambda: prg.get_info(cl.program_info.BINARIES))
 
     def separate(self, k: int) -> None:
         for _ in range(k):
@@ -119,14 +129,16 @@ def measure(raw: Raw, memory: Clmodes, persistent: Clmodes, k: int, reps: int,
             separate_max: int, log) -> dict[str, object]:
     measured_separately = min(k, separate_max)
     runs: dict[str, list[float]] = {side: [] for side in SIDES}
-    actions = {"separate": lambda: raw.separate(measured_separately),
-               "raw_batch": lambda: raw.batch(k),
-               "in_memory": lambda: memory.run(k),
-               "persistent": lambda: persistent.run(k)}
+    actions: dict[str, Callable[[], float]] = {
+               "separate": lambda: timed(lambda: raw.separate(measured_separately)),
+               "raw_batch": lambda: timed(lambda: raw.batch(k)),
+               "in_memory": lambda: timed(lambda: memory.run(k)),
+               "persistent": lambda: timed(lambda: persistent.run(k)),
+               "binary_read": lambda: raw.read_binary(k)}
     for rep in range(reps):
         for side in benchlib.rotated(SIDES, rep):
             before = persistent.binaries()
-            runs[side].append(timed(actions[side]))
+            runs[side].append(actions[side]())
             if side == "persistent" and persistent.binaries() <= before:
                 raise RuntimeError("persistent side: nothing was captured")
             log(f"  K={k} rep {rep}: {side} {runs[side][-1]:.2f} s")
@@ -139,6 +151,10 @@ def measure(raw: Raw, memory: Clmodes, persistent: Clmodes, k: int, reps: int,
         "separate_over_in_memory_ratio": seconds["separate"] / seconds["in_memory"],
         "separate_over_persistent_ratio": seconds["separate"] / seconds["persistent"],
         "persistent_over_in_memory_speed_ratio": seconds["in_memory"] / seconds["persistent"],
+        # The best a capture that reads the batch's binary on the critical path can do:
+        # the raw batch with the read added (PoCL generates code for every kernel there).
+        "read_bound_speed_ratio": seconds["raw_batch"]
+        / (seconds["raw_batch"] + seconds["binary_read"]),
     }
 
 
@@ -174,15 +190,17 @@ def main(argv: list[str] | None = None) -> int:
           f"{' '.join(f'{x:.2f}' for x in load_before or ())} before, "
           f"{' '.join(f'{x:.2f}' for x in results['load_after'] or ())} after")
     print(f"{'K':>5} {'separate s':>11} {'raw batch s':>12} {'in-memory s':>12} "
-          f"{'persist s':>10} | {'sep/raw':>8} {'sep/mem':>8} {'sep/pers':>9} {'pers/mem':>9}")
+          f"{'persist s':>10} {'read s':>7} | {'sep/raw':>8} {'sep/mem':>8} {'sep/pers':>9} "
+          f"{'pers/mem':>9} {'bound':>6}")
     for row in rows:
         s = row["seconds"]
         print(f"{row['k']:>5} {s['separate']:>11.2f} {s['raw_batch']:>12.2f} "
-              f"{s['in_memory']:>12.2f} {s['persistent']:>10.2f} | "
+              f"{s['in_memory']:>12.2f} {s['persistent']:>10.2f} {s['binary_read']:>7.2f} | "
               f"{row['separate_over_raw_batch_ratio']:>7.1f}x "
               f"{row['separate_over_in_memory_ratio']:>7.1f}x "
               f"{row['separate_over_persistent_ratio']:>8.1f}x "
-              f"{row['persistent_over_in_memory_speed_ratio']:>9.2f}"
+              f"{row['persistent_over_in_memory_speed_ratio']:>9.2f} "
+              f"{row['read_bound_speed_ratio']:>6.2f}"
               + (f"  (separate: {row['separate_measured_units']} units, scaled)"
                  if row["separate_measured_units"] < row["k"] else ""))
     benchlib.write_json(args.json, results)
