@@ -4,7 +4,7 @@ with the store in memory, separate builds and one hand-concatenated program, fir
 launches included.
 
     python ci/bench/bench_persist.py [--json OUT] [--smoke] [--ks 32,128] [--reps N]
-        [--separate-max N]
+        [--separate-max N] [--generic-work-groups]
 
 On the device `$CLMODES_DEVICE` names (default: the first usable one), for each K, K fresh
 small units (`batch_size_units.py`: one kernel, two helpers, a loop) obtained and then
@@ -21,6 +21,11 @@ so a build alone leaves that part out; the figure is build + first launches + fi
   launches (untimed): what capturing adds by itself. `read_bound_speed_ratio` (raw batch
   over raw batch plus the read) is the best a capture on the critical path can reach.
 
+`--generic-work-groups` sets `POCL_WORK_GROUP_SPECIALIZATION=0` before PoCL loads: every
+launch then runs the generic work-group function, which is what a binary read generates,
+so the read's code serves the first launches too (what that costs the kernels' own speed
+is not measured here).
+
 The target figure is `persistent_over_in_memory_speed_ratio` (in-memory seconds over
 persistent seconds: what persisting leaves of the batching gain). The separate side is
 measured on at most `--separate-max` units and scaled to K (said in the output). Both
@@ -35,8 +40,16 @@ import benchlib
 benchlib.cold_caches()
 benchlib.temp_store("clmodes-bench-persist-")
 
-import statistics  # noqa: E402
+import os  # noqa: E402
 import sys  # noqa: E402
+
+# PoCL reads it when it loads, so before pyopencl: launches then run the generic
+# work-group function, the one a binary read generates (see --generic-work-groups).
+GENERIC = "POCL_WORK_GROUP_SPECIALIZATION"
+if "--generic-work-groups" in sys.argv[1:]:
+    os.environ[GENERIC] = "0"
+
+import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -163,6 +176,10 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--smoke", action="store_true", help="seconds: K = 2, one rep")
     parser.add_argument("--ks", default="32,128", help="comma-separated K")
     parser.add_argument("--reps", type=int, default=1, help="repetitions (default 1)")
+    parser.add_argument("--generic-work-groups", action="store_true",
+                        help=f"{GENERIC}=0 on PoCL: launches run the generic work-group "
+                        "function the binary read generates, instead of one specialized "
+                        "at the first enqueue")
     parser.add_argument("--separate-max", type=int, default=32,
                         help="most units the separate side builds (scaled to K past it)")
     args = parser.parse_args(argv)
@@ -183,10 +200,12 @@ def main(argv: list[str] | None = None) -> int:
         raw.batch(2), memory.run(2), persistent.run(2)  # warm-up: the compiler's start-up
         rows = [measure(raw, memory, persistent, int(k), args.reps, args.separate_max, log)
                 for k in args.ks.split(",")]
-    results = {**benchlib.run_meta(device), "smoke": args.smoke, "reps": args.reps,
+    env = (*benchlib.CACHE_VARIABLES, GENERIC)
+    results = {**benchlib.run_meta(device, env), "smoke": args.smoke, "reps": args.reps,
                "load_before": load_before, "load_after": benchlib.loadavg(),
                "date": time.strftime("%F %T"), "rows": rows}
-    print(f"\nbench_persist on {device.label}; median of {args.reps}; load "
+    print(f"\nbench_persist on {device.label}; {GENERIC}={os.environ.get(GENERIC)}; "
+          f"median of {args.reps}; load "
           f"{' '.join(f'{x:.2f}' for x in load_before or ())} before, "
           f"{' '.join(f'{x:.2f}' for x in results['load_after'] or ())} after")
     print(f"{'K':>5} {'separate s':>11} {'raw batch s':>12} {'in-memory s':>12} "
