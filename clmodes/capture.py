@@ -9,9 +9,10 @@ does (used kernels only: a tune's losing candidates are not persisted).
 
 When binaries are persisted: at the end of `warm()`, and when the outermost compile-mode
 override closes, in one transaction per store (all of them, or none: a process killed
-during the capture leaves the store as it was). Not: for kernels only ever run under `EXECUTE` (a plain run compiles what
-it launches and keeps it in memory: capturing costs seconds per program on PoCL, which a
-production process should not pay on its first launch), and never into a store in memory.
+during the capture leaves the store as it was). Not: for kernels only ever run under
+`EXECUTE` (a plain run compiles what it launches and keeps it in memory: capturing costs
+seconds per program on PoCL, which a production process should not pay on its first
+launch), and never into a store in memory.
 `warm()` suspends this capture (`suspended()`): it persists inside its own deferred
 transaction.
 """
