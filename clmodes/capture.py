@@ -8,9 +8,11 @@ one closes, the programs holding them are captured into the store, exactly as `w
 does (used kernels only: a tune's losing candidates are not persisted).
 
 When binaries are persisted: at the end of `warm()`, and when the outermost compile-mode
-override closes. Not: for kernels only ever run under `EXECUTE` (a plain run compiles what
-it launches and keeps it in memory: capturing costs seconds per program on PoCL, which a
-production process should not pay on its first launch), and never into a store in memory.
+override closes, in one transaction per store (all of them, or none: a process killed
+during the capture leaves the store as it was). Not: for kernels only ever run under
+`EXECUTE` (a plain run compiles what it launches and keeps it in memory: capturing costs
+seconds per program on PoCL, which a production process should not pay on its first
+launch), and never into a store in memory.
 `warm()` suspends this capture (`suspended()`): it persists inside its own deferred
 transaction.
 """
@@ -79,10 +81,16 @@ def persist(used: set[str], runtimes: list[Runtime] | None = None) -> int:
         store = runtime.store
         if store.in_memory:
             continue
-        # A device's clmodes batches, then the pyopencl programs built on its context.
-        written += sum(client.server.persist(store, used)
-                       + client.server.pyopencl.persist(store, used)
-                       for client in runtime.clients())
+        # One transaction per store: every binary of the run and its kernel index, or
+        # none (a process killed meanwhile leaves the store as it was). `warm()` already
+        # defers, into its own transaction.
+        with ExitStack() as held:
+            if not store.deferring:
+                held.enter_context(store.deferred())
+            # A device's clmodes batches, then the pyopencl programs built on its context.
+            written += sum(client.server.persist(store, used)
+                           + client.server.pyopencl.persist(store, used)
+                           for client in runtime.clients())
     if written:
         log.info("persisted %d program binaries of the kernels used", written)
     return written

@@ -67,6 +67,9 @@ BENCHES: tuple[Bench, ...] = (
     Bench("remote", "bench_remote.py", "a fresh machine's first result: the team's remote "
           "warm against cold and a bundle; a down remote's cost", devices="list",
           needs=("redis", "bin:redis-server")),
+    Bench("persist", "bench_persist.py", "a batch build with a persistent store against "
+          "the store in memory, separate builds and raw concatenation, first launches "
+          "included"),
     Bench("batch_size", "bench_batch_size.py", "build time against units per build "
           "(raw pyopencl)", devices="list", long=True),
     Bench("gemm_batch", "bench_gemm_batch.py", "GEMM build time against configs per build",
