@@ -9,10 +9,11 @@ directly for the decision: the best few (`RacePolicy.finalists`) are raced again
 and interleaved, whenever they were not all measured in one race, so a moment of load on
 a shared machine cannot pick a slower candidate.
 
-With a sharing hook (`sharing.py`, a spread fleet warm; None otherwise, and then nothing
-here changes) each generation is measured by the group: this process gathers, builds
-and races only its share, and tells the search every share's results. Only the hook's
-leader re-races the finalists, on its own device; the others adopt its record.
+Who measures which part of a generation, when the search stops and who decides is the
+tune's `Measurer` (`measurer.py`): `Local` measures everything here; a spread fleet
+warm's hook (`sharing.py`) makes it `Spreading` (`spreading.py`): this process gathers,
+builds and races only its share and tells the search every share's results, and only
+the leader re-races the finalists. The tuner itself knows nothing of the fleet.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from clmodes.tune.racing import Measurement, RacePolicy, race, separated
 from clmodes.tune.record import SpreadInfo, TuneRecord
 from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
+from clmodes.tune.spending import Spending
+from clmodes.tune.spreading import measurer_for
 from clmodes.tune.strategies.running import drive
 
 log = logging.getLogger("clmodes")
@@ -73,31 +76,25 @@ class Tuner:
     measure_args: MeasureArgs | None = None
     describe: str = ""
     budget: Budget | None = None  # the tuner keeps it; strategies only propose
-    sharing: Sharing | None = None  # a spread tune's hook (`sharing.py`)
+    sharing: dataclasses.InitVar[Sharing | None] = None  # a spread tune's hook: its measurer
     checking: Checking | None = None  # outputs checked against a reference (`reference.py`)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, sharing: Sharing | None) -> None:
         self.stream = measurement_stream(self.caller)
+        self.measurer = measurer_for(sharing, json.dumps(list(self.key)))
+        self.spending = Spending(self.budget)  # generations' names: not the re-races
         self.results: dict[str, Result] = {}
         self.races = 0
-        self.generations = 0
-        self.stopped = False  # a shared tune's group said stop (a time budget spent)
-        self.measured_by: dict[str, str] = {}  # a shared tune's generations: name -> node
-        self.node = self.sharing.node if self.sharing is not None else ""
-        self.fresh: set[str] = set()  # measured by this tune's generations (not re-races)
         self.gather_failures: dict[str, str] = {}
         self.replaced: list[Replaced] = []  # arguments measured on uniform values
         self.checker = Checker(self.checking, self.stream, self.describe)
-        self.started = time.perf_counter()
 
     # -- gathering only (COMPILE_ONLY) -----------------------------------------------------
 
     def gather_first(self) -> list[str]:
-        """Queue the kernels of the first generation the search would measure (of this
-        process's share of it, in a shared tune); the names queued."""
-        names = self.candidates.start(self.caller.device).ask()
-        if self.sharing is not None:
-            names = self.sharing.share(names)
+        """Queue the kernels of this process's share (the measurer's) of the first
+        generation the search would measure; the names queued."""
+        names = self.measurer.share(self.candidates.start(self.caller.device).ask())
         for name in names + self.checker.extra(names):
             self._gather(name, self.args)
         return names
@@ -112,11 +109,8 @@ class Tuner:
         search = self.candidates.start(self.caller.device)
         search.tell(self._reuse(inputs))
         drive(search, lambda generation: self._measure(generation, inputs), self._limit,
-              self._exhausted)
-        if self.sharing is not None:
-            return TuneRecord.from_json(self.sharing.decide(
-                self._shared_key(), lambda: self._decide(inputs).to_json()))
-        return self._decide(inputs)
+              lambda: self.measurer.exhausted(self.spending))
+        return self.measurer.decide(lambda: self._decide(inputs))
 
     def _scratch_inputs(self) -> tuple[object, ...]:
         """Copies of the caller's arguments, unwritten memory replaced (`tune.inputs`:
@@ -147,21 +141,8 @@ class Tuner:
             log.info("%s: reusing %d stored measurements", self.describe, len(told))
         return told
 
-    def _elapsed(self) -> float:
-        return time.perf_counter() - self.started
-
-    def _exhausted(self) -> bool:
-        if self.sharing is not None:  # the group decides on time: nodes run at their own pace
-            return self.stopped or (self.budget is not None
-                                    and self.budget.exhausted(0.0, len(self.fresh)))
-        return self._spent()
-
-    def _spent(self) -> bool:
-        return self.budget is not None and self.budget.exhausted(self._elapsed(), len(self.fresh))
-
     def _limit(self, generation: list[str]) -> list[str]:
-        fresh = [name for name in generation if name not in self.results]
-        return fresh if self.budget is None else self.budget.trim(fresh, len(self.fresh))
+        return self.spending.trim([name for name in generation if name not in self.results])
 
     def _gather(self, name: str, inputs: tuple[object, ...]) -> str | None:
         """Queue one candidate's kernels; its identity, or None (a warning, and the
@@ -177,21 +158,13 @@ class Tuner:
             return None
 
     def _measure(self, generation: list[str], inputs: tuple[object, ...]) -> dict[str, float | None]:
-        """Gather, build in one batch, race (here, or this share of it); persist every
-        result as it is known; what to tell the search."""
-        self.fresh.update(generation)
-        if self.sharing is None:
-            self._measure_here(generation, inputs)
-        else:
-            shared = self.sharing.measure(self._shared_key(), self.generations, generation,
-                                          lambda part: self._measure_here(part, inputs),
-                                          self._spent)
-            self.stopped = self.stopped or shared.stop
-            self.measured_by.update(shared.measured_by)
-            for name, entry in shared.results.items():
-                if shared.measured_by.get(name) != self.node:
-                    self._keep_shared(name, entry, shared.measured_by.get(name, "?"))
-        self.generations += 1
+        """Gather, build in one batch, race (the measurer's part of it here); keep every
+        result as it is known, others' too; what to tell the search."""
+        self.spending.measured.update(generation)
+        foreign = self.measurer.measure(generation, lambda part: self._measure_here(part, inputs),
+                                        self.spending)
+        for name, (entry, node) in foreign.items():
+            self._keep_shared(name, entry, node)
         return {name: self.results[name].median if name in self.results else None
                 for name in generation}
 
@@ -221,9 +194,6 @@ class Tuner:
         return {name: self.results[name].measurement.with_identity(
             self.results[name].identity).to_entry() for name in names}
 
-    def _shared_key(self) -> str:
-        return json.dumps(list(self.key))
-
     def _measurement(self, measurement: Measurement) -> CandidateMeasurement:
         record = dataclasses.replace(
             measurement.as_measurement(), device=self.caller.device.fingerprint.exact,
@@ -241,7 +211,7 @@ class Tuner:
         """Know `record` for `name`; persisted when its identity is known (an unknown
         one, a failure to gather, is no fact about any code)."""
         self.results[name] = Result(identity, record, race_index,
-                                    self.node if node is None else node)
+                                    self.measurer.node if node is None else node)
         self.checker.note(name, record)
         if identity is not None:
             self.store.put_measurement(*self.key[:3], name, identity, record.to_json())
@@ -277,15 +247,13 @@ class Tuner:
                 pooled[name].samples += measurement.samples
                 pooled[name].discarded += measurement.discarded
                 pooled[name].repeats = measurement.repeats  # the record says runs per sample
-            out_of_time = self.budget is not None and self.budget.seconds is not None \
-                and self._elapsed() >= self.budget.seconds
-            if separated([m for m in pooled.values() if m.samples]) or out_of_time:
+            if separated([m for m in pooled.values() if m.samples]) or self.spending.out_of_time():
                 break
         race_index, self.races = self.races, self.races + 1
         for name, measurement in pooled.items():
             if measurement.samples:
                 self._keep(name, self.results[name].identity, self._measurement(measurement),
-                           race_index, node=self.node)
+                           race_index, node=self.measurer.node)
 
     def _record(self) -> TuneRecord:
         ranked = self._ranked()
@@ -305,21 +273,11 @@ class Tuner:
             device=self.caller.device.fingerprint.exact,
             host=HOST,
             space_size=self.candidates.size(),
-            measured_here=len(self.fresh),
+            measured_here=len(self.spending.measured),
             inputs_replaced=tuple(r.describe() for r in self.replaced),
             check=self.checker.as_info(),
-            tune_seconds=time.perf_counter() - self.started,
+            tune_seconds=self.spending.elapsed(),
             measured_at=time.time(),
             clmodes=__version__,
-            spread=self._spread(),
+            spread=self.measurer.spread(),
         )
-
-    def _spread(self) -> SpreadInfo | None:
-        """Where a shared tune's measurements were taken, and that its finalists were
-        re-raced here (the record others adopt)."""
-        if self.sharing is None:
-            return None
-        counts: dict[str, int] = {}
-        for node in self.measured_by.values():
-            counts[node] = counts.get(node, 0) + 1
-        return SpreadInfo(self.sharing.nodes, counts, self.node)
