@@ -22,10 +22,16 @@ dropped before sampling. At 8x the MLP's batch that spares the clearly slow hand
 matmul candidates three full-size runs each (their medians: `candidates_measured` of
 ci/bench/bench_kernels.py with KERNELS_CL_MATMUL=candidates). `screen_ratio` = 3 is the
 drop ratio times that 2x first-run penalty, so a candidate that would survive the first
-drop cannot be screened out; the candidate warmed up first is timed once more before it
-is screened out, because its run also absorbs the queue's one-time start-up costs. Runs
-under `screen_min_s` are never screened: one timing of a sub-millisecond kernel is mostly
-noise, and sampling it costs nothing worth saving.
+drop cannot be screened out; every candidate is timed once more before it is screened
+out, and screened on the better of its two timings: the first one warmed up also absorbs
+the queue's one-time start-up costs, and on a loaded machine any one timing may have
+taken a burst of another process's work (one such timing screened out the best config of
+a tune, which then chose 1.4x of it). Runs under `screen_min_s` are never screened: one
+timing of a sub-millisecond kernel is mostly noise, and sampling it costs nothing worth
+saving.
+
+The race measures one generation; the decision between races is the final's
+(`tune.finals`).
 """
 
 from __future__ import annotations
@@ -55,8 +61,13 @@ class RacePolicy:
     screen_min_s: float = 1e-3  # runs shorter than this cost too little to skip on one timing
     slow_sample_s: float = 0.25  # a candidate this slow per sample gets no extra samples
     sample_budget_s: float = 0.5  # device seconds per round beyond which no more rounds
-    finalists: int = 3  # the best this many are raced again together if measured apart
-    rerace_limit: int = 3  # races of the finalists at most, while the best two overlap
+    finalists: int = 3  # the best this many overall meet in the final (`tune.finals`)...
+    race_finalists: int = 2  # ...and each race's best this many (a loaded race's too)...
+    finalists_max: int = 8  # ...at most this many finalists in all
+    final_rounds: int = 5  # paired rounds per block of the final...
+    rerace_limit: int = 3  # ...and blocks at most, while the leader is not settled
+    settle_fraction: float = 0.8  # settled: the leader faster in this share of rounds...
+    tie_ratio: float = 1.02  # ...or (after two blocks) the two within this ratio
     sample_min_s: float = 1e-3  # a shorter run is repeated within a sample, up to...
     repeats_max: int = 16  # ...this many runs, the sample their median (see `repeats`)
 
@@ -177,20 +188,20 @@ def _warm_up(
         except Exception as error:  # noqa: BLE001 - any failure drops the candidate
             log.warning("%s: candidate %r dropped: %s", describe, name, error)
             dropped[name] = f"failed: {error}"
-    _screen(alive, warm_times, dropped, policy,
-            lambda name: sample(candidates[name], stream, args))
+    screen(alive, warm_times, dropped, policy,
+           lambda name: sample(candidates[name], stream, args))
     for name, measurement in alive.items():
         measurement.repeats = policy.repeats(warm_times.get(name))
     return alive
 
 
-def _screen(
+def screen(
     alive: dict[str, Measurement], warm_times: dict[str, float], dropped: dict[str, str],
     policy: RacePolicy, retime: Callable[[str], float],
 ) -> None:
-    """Drop candidates whose warm-up took over `screen_ratio` x the fastest warm-up. The
-    first one warmed up is re-timed before it is dropped (`retime`): its run may also have
-    paid the queue's one-time start-up."""
+    """Drop candidates whose warm-up took over `screen_ratio` x the fastest warm-up. Each
+    is re-timed before it is dropped (`retime`) and judged on its better timing: one run
+    may have paid the queue's one-time start-up, or a burst of another process's work."""
     if policy.screen_ratio is None or policy.warmup < 1 or len(alive) < 2:
         return
     timed = [name for name in alive if name in warm_times]
@@ -198,12 +209,16 @@ def _screen(
         return
     fastest = min(warm_times[name] for name in timed)
     limit = max(policy.screen_ratio * fastest, policy.screen_min_s)
-    first = timed[0]
-    if warm_times[first] > limit:
+    for name in timed:
+        if warm_times[name] <= limit:
+            continue
         try:
-            warm_times[first] = min(warm_times[first], retime(first))
+            again = retime(name)
         except Exception as error:  # noqa: BLE001 - it ran once; a failure now screens it
-            log.debug("re-timing %r failed: %s", first, error)
+            log.debug("re-timing %r failed: %s", name, error)
+            continue
+        if real_timing(again):
+            warm_times[name] = min(warm_times[name], again)
     for name in timed:
         if warm_times[name] > limit:
             dropped[name] = f"screened: warm-up {warm_times[name]:.3g} s vs fastest {fastest:.3g} s"

@@ -1,13 +1,13 @@
 """A miss measured: generations gathered and built in one batch each, raced, persisted as
-they are taken, the finalists re-raced together, the decision recorded.
+they are taken, the finalists raced against each other in a final, the decision recorded.
 
 What it reuses: measurements already in the store for the same key and the same
 candidate *identity* (`identity.py`) — taken by a tune that was killed, by a smaller set
 or space, or before an unrelated kernel was edited. They are told to the search, so it
 proposes only what is missing. Measurements taken at different times are not compared
-directly for the decision: the best few (`RacePolicy.finalists`) are raced again, together
-and interleaved, whenever they were not all measured in one race, so a moment of load on
-a shared machine cannot pick a slower candidate.
+directly for the decision: the finalists (`finals.py`: the best few overall and each
+race's best) meet in a final of paired rounds, and its order is the decision, so a moment
+of load on a shared machine cannot pick a slower candidate.
 
 Who measures which part of a generation, when the search stops and who decides is the
 tune's `Measurer` (`measurer.py`): `Local` measures everything here; a spread fleet
@@ -32,10 +32,13 @@ from clmodes.stream import Stream
 from clmodes.tune.budget import Budget
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
+from clmodes.tune.finals import finalists, run_final
 from clmodes.tune.identity import current_identity, identity_of
+from clmodes.tune.known import Known
 from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
 from clmodes.tune.measurement import CandidateMeasurement
-from clmodes.tune.racing import Measurement, RacePolicy, race, separated
+from clmodes.tune.racing import Measurement, RacePolicy, race
+from clmodes.tune.racing import separated  # noqa: F401 - its old home (tests import it here)
 from clmodes.tune.record import SpreadInfo, TuneRecord
 from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
@@ -47,20 +50,6 @@ log = logging.getLogger("clmodes")
 
 HOST = platform.node()
 MeasureArgs = Callable[..., tuple[object, ...]]
-
-
-@dataclasses.dataclass
-class Result:
-    """What is known of one candidate for this key: its identity and its measurement."""
-
-    identity: str | None  # None: unknown (its kernels could not be gathered)
-    measurement: CandidateMeasurement  # as the store keeps it (no identity in it)
-    race: int  # which race measured it (-1: an earlier tune, from the store)
-    node: str = ""  # who measured it, in a shared tune ("" here)
-
-    @property
-    def median(self) -> float | None:
-        return self.measurement.median
 
 
 @dataclasses.dataclass
@@ -83,11 +72,12 @@ class Tuner:
         self.stream = measurement_stream(self.caller)
         self.measurer = measurer_for(sharing, json.dumps(list(self.key)))
         self.spending = Spending(self.budget)  # generations' names: not the re-races
-        self.results: dict[str, Result] = {}
         self.races = 0
         self.gather_failures: dict[str, str] = {}
         self.replaced: list[Replaced] = []  # arguments measured on uniform values
         self.checker = Checker(self.checking, self.stream, self.describe)
+        self.known = Known(self.store, self.key[:3], self.measurer.node, self.checker.note)
+        self.results = self.known.results
 
     # -- gathering only (COMPILE_ONLY) -----------------------------------------------------
 
@@ -121,7 +111,7 @@ class Tuner:
         return inputs
 
     def _decide(self, inputs: tuple[object, ...]) -> TuneRecord:
-        self._rerace_finalists(inputs)
+        self._final(inputs)
         return self._record()
 
     def _reuse(self, inputs: tuple[object, ...]) -> dict[str, float | None]:
@@ -134,9 +124,8 @@ class Tuner:
             record = CandidateMeasurement.from_json(stored.get((name, identity))) \
                 if identity else None
             if record is not None and self.checker.reusable(record):
-                self.results[name] = Result(identity, record, -1)
-                told[name] = self.results[name].median
-                self.checker.note(name, record)
+                self.known.keep(name, identity, record, -1, node="", persist=False)
+                told[name] = self.known.median(name)
         if told:
             log.info("%s: reusing %d stored measurements", self.describe, len(told))
         return told
@@ -165,8 +154,7 @@ class Tuner:
                                         self.spending)
         for name, (entry, node) in foreign.items():
             self._keep_shared(name, entry, node)
-        return {name: self.results[name].median if name in self.results else None
-                for name in generation}
+        return {name: self.known.median(name) for name in generation}
 
     def _measure_here(self, names: list[str], inputs: tuple[object, ...]) -> dict[str, Entry]:
         identities = {name: self._gather(name, inputs) for name in names}
@@ -183,12 +171,12 @@ class Tuner:
         race_index, self.races = self.races, self.races + 1
         for name, identity in identities.items():
             if identity is None:
-                self._keep(name, None, CandidateMeasurement.dropped(self.gather_failures.get(
+                self.known.keep(name, None, CandidateMeasurement.dropped(self.gather_failures.get(
                     name, "failed while gathering its kernels")), race_index)
             elif name in measured:
-                self._keep(name, identity, self._measurement(measured[name]), race_index)
+                self.known.keep(name, identity, self._measurement(measured[name]), race_index)
             else:
-                self._keep(name, identity, self.checker.marked(
+                self.known.keep(name, identity, self.checker.marked(
                     name, CandidateMeasurement.dropped(dropped.get(name, "not measured"))),
                     race_index)
         return {name: self.results[name].measurement.with_identity(
@@ -201,62 +189,34 @@ class Tuner:
         return self.checker.marked(measurement.name, record)
 
     def _keep_shared(self, name: str, entry: Entry, node: str) -> None:
-        """Another node's result of a shared generation (kept as `_keep` keeps any)."""
+        """Another node's result of a shared generation (kept as any is)."""
         found = CandidateMeasurement.from_entry(entry) or CandidateMeasurement.dropped(
             "failed: an unreadable shared result")
-        self._keep(name, found.identity, found.with_identity(None), -1, node=node)
-
-    def _keep(self, name: str, identity: str | None, record: CandidateMeasurement,
-              race_index: int, node: str | None = None) -> None:
-        """Know `record` for `name`; persisted when its identity is known (an unknown
-        one, a failure to gather, is no fact about any code)."""
-        self.results[name] = Result(identity, record, race_index,
-                                    self.measurer.node if node is None else node)
-        self.checker.note(name, record)
-        if identity is not None:
-            self.store.put_measurement(*self.key[:3], name, identity, record.to_json())
+        self.known.keep(name, found.identity, found.with_identity(None), -1, node=node)
 
     # -- deciding --------------------------------------------------------------------------
 
-    def _ranked(self) -> list[str]:
-        timed = [(r.median, name) for name, r in self.results.items() if r.median is not None]
-        return [name for _, name in sorted(timed)]
-
-    def _rerace_finalists(self, inputs: tuple[object, ...]) -> None:
-        """Race the best few again, together and interleaved, unless one race measured
-        them all and they came out clearly apart; again (samples pooled) while the best
-        one's interquartile range overlaps another's, up to `RacePolicy.rerace_limit`
-        races or the time budget."""
-        finalists = self._ranked()[:self.policy.finalists]
-        if len(finalists) < 2:
+    def _final(self, inputs: tuple[object, ...]) -> None:
+        """Race the finalists against each other (`finals.py`); keep what it measured
+        (its samples replace theirs) and its order as the decision."""
+        names = finalists(self.known.contenders(), self.policy)
+        if len(names) < 2:
             return
-        if len({(self.results[n].race, self.results[n].node) for n in finalists}) == 1 and separated(
-                [Measurement(n, list(self.results[n].measurement.samples_s)) for n in finalists
-                 if self.results[n].measurement.samples_s]):
-            return  # measured together, and clearly apart: nothing to settle
-        runnable = {name: found for name in finalists
+        runnable = {name: found for name in names
                     if (found := self.candidates.get(name)) is not None}
-        for name in finalists:
+        for name in names:
             self._gather(name, inputs)
         build_queued(self.stream)
-        rerace = dataclasses.replace(self.policy, screen_ratio=None, drop_ratio=float("inf"))
-        pooled = {name: Measurement(name) for name in finalists}
-        for _ in range(max(self.policy.rerace_limit, 1)):
-            measured, _ = race(runnable, self.stream, inputs, rerace, self.describe + " (finalists)")
-            for name, measurement in measured.items():
-                pooled[name].samples += measurement.samples
-                pooled[name].discarded += measurement.discarded
-                pooled[name].repeats = measurement.repeats  # the record says runs per sample
-            if separated([m for m in pooled.values() if m.samples]) or self.spending.out_of_time():
-                break
+        final = run_final(runnable, self.stream, inputs, self.policy,
+                          self.describe + " (final)", self.spending.out_of_time)
         race_index, self.races = self.races, self.races + 1
-        for name, measurement in pooled.items():
-            if measurement.samples:
-                self._keep(name, self.results[name].identity, self._measurement(measurement),
-                           race_index, node=self.measurer.node)
+        for name, measurement in final.measurements.items():
+            self.known.keep(name, self.results[name].identity,
+                            self._measurement(measurement), race_index, node=self.measurer.node)
+        self.known.decided = final.order
 
     def _record(self) -> TuneRecord:
-        ranked = self._ranked()
+        ranked = self.known.ranked()
         if not ranked:
             reasons = "; ".join(f"{n}: {r.measurement.reason}"
                                 for n, r in self.results.items()) or "no candidate to measure"
