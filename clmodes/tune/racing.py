@@ -10,8 +10,8 @@ milliseconds and must not be counted).
 
 Racing keeps tuning cheap and fair: every candidate is warmed up, then sampled in rounds
 (one sample each per round, rotating order, so machine noise falls on all alike); after
-`first_samples` rounds any candidate whose *fastest* sample is slower than `drop_ratio`
-times the best median is dropped; the rest get more rounds, up to `total_samples` or
+`first_samples` rounds any candidate whose *fastest* sample (one more taken first) is
+slower than `drop_ratio` times the best median is dropped; the rest get more rounds, up to `total_samples` or
 until a round costs more than `sample_budget_s`; the winner has the lowest median.
 
 Screening keeps tuning cost from following the size of the work: the warm-up runs are
@@ -22,8 +22,8 @@ dropped before sampling. At 8x the MLP's batch that spares the clearly slow hand
 matmul candidates three full-size runs each (their medians: `candidates_measured` of
 ci/bench/bench_kernels.py with KERNELS_CL_MATMUL=candidates). `screen_ratio` = 3 is the
 drop ratio times that 2x first-run penalty, so a candidate that would survive the first
-drop cannot be screened out; every candidate is timed once more before it is screened
-out, and screened on the better of its two timings: the first one warmed up also absorbs
+drop cannot be screened out; a candidate is timed again (up to `screen_timings` in all)
+before it is screened out, and screened on its best timing: the first one warmed up also absorbs
 the queue's one-time start-up costs, and on a loaded machine any one timing may have
 taken a burst of another process's work (one such timing screened out the best config of
 a tune, which then chose 1.4x of it). Runs under `screen_min_s` are never screened: one
@@ -59,6 +59,7 @@ class RacePolicy:
     drop_ratio: float = 1.5
     screen_ratio: float | None = 3.0  # None: every warmed-up candidate is sampled
     screen_min_s: float = 1e-3  # runs shorter than this cost too little to skip on one timing
+    screen_timings: int = 3  # a candidate is screened out on the best of this many timings
     slow_sample_s: float = 0.25  # a candidate this slow per sample gets no extra samples
     sample_budget_s: float = 0.5  # device seconds per round beyond which no more rounds
     finalists: int = 3  # the best this many overall meet in the final (`tune.finals`)...
@@ -159,7 +160,8 @@ def race(
                 measured[name].samples.append(seconds)
                 round_time += seconds
             if index + 1 == policy.first_samples:
-                drop_slower(measured, dropped, policy)
+                drop_slower(measured, dropped, policy, lambda name: sample(
+                    candidates[name], stream, args, measured[name].repeats))
             if index + 1 >= policy.first_samples and _enough(measured, round_time, policy):
                 break
     drop_untimed(measured, dropped)
@@ -200,8 +202,9 @@ def screen(
     policy: RacePolicy, retime: Callable[[str], float],
 ) -> None:
     """Drop candidates whose warm-up took over `screen_ratio` x the fastest warm-up. Each
-    is re-timed before it is dropped (`retime`) and judged on its better timing: one run
-    may have paid the queue's one-time start-up, or a burst of another process's work."""
+    is re-timed before it is dropped (`retime`, up to `screen_timings` timings in all,
+    while still over) and judged on its best timing: one run may have paid the queue's
+    one-time start-up, or a burst of another process's work (load only ever adds time)."""
     if policy.screen_ratio is None or policy.warmup < 1 or len(alive) < 2:
         return
     timed = [name for name in alive if name in warm_times]
@@ -210,28 +213,41 @@ def screen(
     fastest = min(warm_times[name] for name in timed)
     limit = max(policy.screen_ratio * fastest, policy.screen_min_s)
     for name in timed:
-        if warm_times[name] <= limit:
-            continue
-        try:
-            again = retime(name)
-        except Exception as error:  # noqa: BLE001 - it ran once; a failure now screens it
-            log.debug("re-timing %r failed: %s", name, error)
-            continue
-        if real_timing(again):
-            warm_times[name] = min(warm_times[name], again)
+        for _ in range(policy.screen_timings - 1):
+            if warm_times[name] <= limit:
+                break
+            try:
+                again = retime(name)
+            except Exception as error:  # noqa: BLE001 - it ran once; a failure now screens it
+                log.debug("re-timing %r failed: %s", name, error)
+                break
+            if real_timing(again):
+                warm_times[name] = min(warm_times[name], again)
     for name in timed:
         if warm_times[name] > limit:
             dropped[name] = f"screened: warm-up {warm_times[name]:.3g} s vs fastest {fastest:.3g} s"
             alive.pop(name)
 
 
-def drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], policy: RacePolicy) -> None:
-    """Drop candidates whose fastest sample is slower than `drop_ratio` x the best median."""
+def drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], policy: RacePolicy,
+                resample: Callable[[str], float] | None = None) -> None:
+    """Drop candidates whose fastest sample is slower than `drop_ratio` x the best median.
+    With `resample`, each is sampled once more first and judged on its fastest sample
+    then: on a loaded machine every sample of the best config was once a burst of
+    another process's work, and three of them are not enough to tell it from slow."""
     timed = {n: m for n, m in measured.items() if m.samples}
     if not timed:
         return
     best = min(m.median for m in timed.values())
     for name, measurement in timed.items():
+        if min(measurement.samples) > policy.drop_ratio * best and resample is not None:
+            try:
+                again = resample(name)
+            except Exception as error:  # noqa: BLE001 - it ran before; judged on those
+                log.debug("re-sampling %r failed: %s", name, error)
+            else:
+                if real_timing(again):
+                    measurement.samples.append(again)
         if min(measurement.samples) > policy.drop_ratio * best:
             dropped[name] = f"slower: {measurement.median:.3g} s vs best {best:.3g} s"
             measured.pop(name)
