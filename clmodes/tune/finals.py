@@ -155,6 +155,8 @@ def play(names: list[str], timing: Callable[[str], float], policy: RacePolicy,
         if settled(rounds, order, policy, block) or costly or out_of_time():
             break
         left = _drop_slower(rounds, order, alive, policy) + left
+        if len(alive) < 2:
+            break
     order = _ordered(rounds, alive)
     return Final(order + [name for name in left if name not in order],
                  {name: m for name, m in measurements.items() if m.samples}, rounds)
@@ -187,6 +189,11 @@ def _block(alive: list[str], timing: Callable[[str], float],
 
 
 def _ordered(rounds: list[Round], names: list[str]) -> list[str]:
+    """`names` by score; a lone finalist (the others left) leads if it was ever timed:
+    a score is relative to a round's others, and without this the finalist that left
+    last would head the order."""
+    if len(names) == 1:
+        return [name for name in names if any(name in row for row in rounds)]
     found = scores(rounds, names)
     return sorted(found, key=lambda name: (found[name], name))
 

@@ -117,6 +117,22 @@ def test_a_clearly_slower_finalist_leaves_after_a_block():
     assert calls.count("c") == POLICY.final_rounds < calls.count("a")
 
 
+def test_the_last_finalist_standing_leads_the_order():
+    # "b" is dropped as 1.5x slower (paired) after a block; "a", alone, still wins: a
+    # lone finalist has no score of its own (its rounds have no one else).
+    times = {"a": 1e-3, "b": 1.6e-3}
+    calls: list[str] = []
+
+    def timing(name):
+        calls.append(name)
+        nth = calls.count(name)  # "b" wins every third round: not settled in one block
+        return times[name] * (0.5 if name == "b" and nth % 3 == 1 else 1.0)
+
+    final = play(list(times), timing, POLICY)
+    assert final.order == ["a", "b"]
+    assert calls.count("a") == calls.count("b") == POLICY.final_rounds  # no lone block
+
+
 def test_paired_ratios_use_rounds_that_timed_both():
     rounds = [{"a": 1.0, "b": 2.0}, {"a": 1.0}, {"b": 3.0, "a": 2.0}]
     assert paired(rounds, "b", "a") == [2.0, 1.5]
