@@ -12,12 +12,16 @@ its own key: nothing is reused from an earlier run) over the same subspace of
 `kernels_cl.gemm.GEMM_SPACE`, `Exhaustive()`, no budget, the default `RacePolicy`,
 called once under EXECUTE on the same n x n x n float32 product. The kernels are built
 once, by a throw-away first tune that is not counted, so every counted run measures the
-same built code. After the runs, every config is re-measured, interleaved: one warm-up
-run each (its time sets the runs per sample, `RacePolicy().repeats`, as a tune's race
-does: one run of a sub-millisecond kernel is mostly wake-up noise), then `--rounds`
-rounds over all configs, the order reversed every other round, each sample the median of
-its runs (`racing.sample`); the best is the lowest median there. Each run's choice is
-reported as its re-measured median over that best.
+same built code. Every config is also re-measured, interleaved: one warm-up run each
+(its time sets the runs per sample, `RacePolicy().repeats`, as a tune's race does: one run
+of a sub-millisecond kernel is mostly wake-up noise), then one round over all configs
+after each tune and `--rounds` more after the last, the order reversed every other
+round, each sample the median of its runs (`racing.sample`); the best is the lowest
+median of those samples. Why rounds between the tunes: on a machine whose load changes,
+a re-measurement taken only after the tunes sees another load than they did, and which
+config is fastest can change with the load (a config staging B in local memory overtook
+the one that does not, between a run's tunes and its re-measurement). Each run's choice
+is reported as its re-measured median over that best.
 
 Figures: `within_1.05_fraction` (runs choosing at most 1.05x the best), the median and
 the worst chosen/best ratio, the median tune seconds (the record's `tune_seconds`), and
@@ -60,12 +64,13 @@ def parse_args(argv):
     parser.add_argument("--runs", type=int, default=20, help="counted tunes")
     parser.add_argument("--subspace", type=int, default=48, choices=sorted(SUBSPACES))
     parser.add_argument("--n", type=int, default=256, help="n of the n x n x n product")
-    parser.add_argument("--rounds", type=int, default=15, help="re-measurement rounds")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="re-measurement rounds after the last run (one follows each run)")
     parser.add_argument("--smoke", action="store_true",
-                        help="seconds: 2 runs, the 12-config subspace, n = 64, 5 rounds")
+                        help="seconds: 2 runs, the 12-config subspace, n = 64, 3 rounds")
     args = parser.parse_args(argv)
     if args.smoke:
-        args.runs, args.subspace, args.n, args.rounds = 2, 12, 64, 5
+        args.runs, args.subspace, args.n, args.rounds = 2, 12, 64, 3
     return args
 
 
@@ -82,18 +87,28 @@ def tune_once(stream, space, args, tag: str) -> dict:
             "dropped": len(entry.get("dropped", {}))}
 
 
-def remeasure(stream, space, args, rounds: int) -> dict[str, float]:
-    """Every config's median device seconds, interleaved (all already built)."""
-    runs = {space.name(c): (lambda s, *a, c=c: launch_out(s, c, *a)) for c in space}
-    samples: dict[str, list[float]] = {name: [] for name in runs}
-    with ProcessModeOverride(ProcessMode.EXECUTE):
-        repeats = {name: RacePolicy().repeats(sample(run, stream, args))
-                   for name, run in runs.items()}
-        order = list(runs)
-        for index in range(rounds):
-            for name in (order if index % 2 == 0 else order[::-1]):
-                samples[name].append(sample(runs[name], stream, args, repeats[name]))
-    return {name: statistics.median(found) for name, found in samples.items()}
+class Remeasure:
+    """Interleaved samples of every config (all already built), taken a round at a time."""
+
+    def __init__(self, stream, space, args) -> None:
+        self.stream, self.args = stream, args
+        self.runs = {space.name(c): (lambda s, *a, c=c: launch_out(s, c, *a)) for c in space}
+        self.samples: dict[str, list[float]] = {name: [] for name in self.runs}
+        self.rounds = 0
+        with ProcessModeOverride(ProcessMode.EXECUTE):
+            self.repeats = {name: RacePolicy().repeats(sample(run, stream, args))
+                            for name, run in self.runs.items()}
+
+    def round(self) -> None:
+        order = list(self.runs)
+        with ProcessModeOverride(ProcessMode.EXECUTE):
+            for name in (order if self.rounds % 2 == 0 else order[::-1]):
+                self.samples[name].append(sample(self.runs[name], self.stream, self.args,
+                                                 self.repeats[name]))
+        self.rounds += 1
+
+    def medians(self) -> dict[str, float]:
+        return {name: statistics.median(found) for name, found in self.samples.items()}
 
 
 def summarize(runs: list[dict], medians: dict[str, float], space_size: int) -> dict:
@@ -129,15 +144,20 @@ def main(argv=None) -> int:
     log(f"bench_decisions: {client.device.label}, {len(space)} configs, n={args.n}, "
         f"{args.runs} runs")
     tune_once(stream, space, operands, "build")  # builds every kernel; not counted
+    reference = Remeasure(stream, space, operands)
     runs = []
     for index in range(args.runs):
         runs.append(tune_once(stream, space, operands, f"run{index}"))
+        reference.round()
         log(f"  run {index}: {runs[-1]['winner']} in {runs[-1]['tune_seconds']:.2f} s")
-    medians = remeasure(stream, space, operands, args.rounds)
+    for _ in range(args.rounds):
+        reference.round()
+    medians = reference.medians()
     summary = summarize(runs, medians, len(space))
     results = {
         "meta": {**benchlib.run_meta(client.device), "runs": args.runs, "n": args.n,
-                 "subspace": args.subspace, "configs": len(space), "rounds": args.rounds,
+                 "subspace": args.subspace, "configs": len(space),
+                 "remeasure_rounds": reference.rounds,
                  "smoke": args.smoke, "loadavg_before": load_before,
                  "loadavg_after": benchlib.loadavg(), "total_s": time.perf_counter() - started},
         "summary": summary,
