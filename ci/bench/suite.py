@@ -85,6 +85,8 @@ BENCHES: tuple[Bench, ...] = (
           runtime="PoCL"),
     Bench("pyopencl_code", "bench_pyopencl_code.py", "a pyopencl-array workload: cold "
           "pyopencl against a warmed clmodes process", devices="each", long=True),
+    Bench("decisions", "bench_decisions.py", "20 exhaustive tunes of a 48-config GEMM "
+          "subspace: choices against an interleaved re-measurement's best", long=True),
     Bench("fleet", "bench_fleet.py", "fleet warm over a two-node Ray cluster against "
           "single warms", devices="first", long=True, needs=("ray",), smoke="setup"),
 )

@@ -10,7 +10,9 @@ which node warms for each distinct fingerprint), `tasks` (what runs on a node: a
 process per job), `node_warm` (that process: warm into a temporary store, export),
 `assembly` (the driver's side: every bundle verified, merged, written atomically),
 `report` (`FleetReport`, `TargetReport`), `progress` (the terminal line), `driver`
-(`warm`: submitting, retrying a lost node's task once, collecting), `spread` (with
+(`warm`: planning, running, writing OUT), `jobs` (the jobs in flight: a lost node's
+task retried once elsewhere, a group's member jobs, the wait loop), `settling` (a
+finished job's result into the report), `spread` (with
 `spread=True`: the groups of nodes sharing one device model's tunes) and `ledger` (a
 group's Ray actor, and a node job's way to it; the protocol is
 `clmodes.tune.sharing`'s).

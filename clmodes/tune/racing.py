@@ -10,8 +10,8 @@ milliseconds and must not be counted).
 
 Racing keeps tuning cheap and fair: every candidate is warmed up, then sampled in rounds
 (one sample each per round, rotating order, so machine noise falls on all alike); after
-`first_samples` rounds any candidate whose *fastest* sample is slower than `drop_ratio`
-times the best median is dropped; the rest get more rounds, up to `total_samples` or
+`first_samples` rounds any candidate whose *fastest* sample (one more taken first) is
+slower than `drop_ratio` times the best median is dropped; the rest get more rounds, up to `total_samples` or
 until a round costs more than `sample_budget_s`; the winner has the lowest median.
 
 Screening keeps tuning cost from following the size of the work: the warm-up runs are
@@ -22,10 +22,16 @@ dropped before sampling. At 8x the MLP's batch that spares the clearly slow hand
 matmul candidates three full-size runs each (their medians: `candidates_measured` of
 ci/bench/bench_kernels.py with KERNELS_CL_MATMUL=candidates). `screen_ratio` = 3 is the
 drop ratio times that 2x first-run penalty, so a candidate that would survive the first
-drop cannot be screened out; the candidate warmed up first is timed once more before it
-is screened out, because its run also absorbs the queue's one-time start-up costs. Runs
-under `screen_min_s` are never screened: one timing of a sub-millisecond kernel is mostly
-noise, and sampling it costs nothing worth saving.
+drop cannot be screened out; a candidate is timed again (up to `screen_timings` in all)
+before it is screened out, and screened on its best timing: the first one warmed up also absorbs
+the queue's one-time start-up costs, and on a loaded machine any one timing may have
+taken a burst of another process's work (one such timing screened out the best config of
+a tune, which then chose 1.4x of it). Runs under `screen_min_s` are never screened: one
+timing of a sub-millisecond kernel is mostly noise, and sampling it costs nothing worth
+saving.
+
+The race measures one generation; the decision between races is the final's
+(`tune.finals`).
 """
 
 from __future__ import annotations
@@ -53,10 +59,16 @@ class RacePolicy:
     drop_ratio: float = 1.5
     screen_ratio: float | None = 3.0  # None: every warmed-up candidate is sampled
     screen_min_s: float = 1e-3  # runs shorter than this cost too little to skip on one timing
+    screen_timings: int = 3  # a candidate is screened out on the best of this many timings
     slow_sample_s: float = 0.25  # a candidate this slow per sample gets no extra samples
     sample_budget_s: float = 0.5  # device seconds per round beyond which no more rounds
-    finalists: int = 3  # the best this many are raced again together if measured apart
-    rerace_limit: int = 3  # races of the finalists at most, while the best two overlap
+    finalists: int = 3  # the best this many overall meet in the final (`tune.finals`)...
+    race_finalists: int = 2  # ...and each race's best this many (a loaded race's too)...
+    finalists_max: int = 8  # ...at most this many finalists in all
+    final_rounds: int = 5  # paired rounds per block of the final...
+    rerace_limit: int = 3  # ...and blocks at most, while the leader is not settled
+    settle_fraction: float = 0.8  # settled: the leader faster in this share of rounds...
+    tie_ratio: float = 1.02  # ...or (after two blocks) the two within this ratio
     sample_min_s: float = 1e-3  # a shorter run is repeated within a sample, up to...
     repeats_max: int = 16  # ...this many runs, the sample their median (see `repeats`)
 
@@ -148,7 +160,8 @@ def race(
                 measured[name].samples.append(seconds)
                 round_time += seconds
             if index + 1 == policy.first_samples:
-                drop_slower(measured, dropped, policy)
+                drop_slower(measured, dropped, policy, lambda name: sample(
+                    candidates[name], stream, args, measured[name].repeats))
             if index + 1 >= policy.first_samples and _enough(measured, round_time, policy):
                 break
     drop_untimed(measured, dropped)
@@ -177,20 +190,21 @@ def _warm_up(
         except Exception as error:  # noqa: BLE001 - any failure drops the candidate
             log.warning("%s: candidate %r dropped: %s", describe, name, error)
             dropped[name] = f"failed: {error}"
-    _screen(alive, warm_times, dropped, policy,
-            lambda name: sample(candidates[name], stream, args))
+    screen(alive, warm_times, dropped, policy,
+           lambda name: sample(candidates[name], stream, args))
     for name, measurement in alive.items():
         measurement.repeats = policy.repeats(warm_times.get(name))
     return alive
 
 
-def _screen(
+def screen(
     alive: dict[str, Measurement], warm_times: dict[str, float], dropped: dict[str, str],
     policy: RacePolicy, retime: Callable[[str], float],
 ) -> None:
-    """Drop candidates whose warm-up took over `screen_ratio` x the fastest warm-up. The
-    first one warmed up is re-timed before it is dropped (`retime`): its run may also have
-    paid the queue's one-time start-up."""
+    """Drop candidates whose warm-up took over `screen_ratio` x the fastest warm-up. Each
+    is re-timed before it is dropped (`retime`, up to `screen_timings` timings in all,
+    while still over) and judged on its best timing: one run may have paid the queue's
+    one-time start-up, or a burst of another process's work (load only ever adds time)."""
     if policy.screen_ratio is None or policy.warmup < 1 or len(alive) < 2:
         return
     timed = [name for name in alive if name in warm_times]
@@ -198,25 +212,42 @@ def _screen(
         return
     fastest = min(warm_times[name] for name in timed)
     limit = max(policy.screen_ratio * fastest, policy.screen_min_s)
-    first = timed[0]
-    if warm_times[first] > limit:
-        try:
-            warm_times[first] = min(warm_times[first], retime(first))
-        except Exception as error:  # noqa: BLE001 - it ran once; a failure now screens it
-            log.debug("re-timing %r failed: %s", first, error)
+    for name in timed:
+        for _ in range(policy.screen_timings - 1):
+            if warm_times[name] <= limit:
+                break
+            try:
+                again = retime(name)
+            except Exception as error:  # noqa: BLE001 - it ran once; a failure now screens it
+                log.debug("re-timing %r failed: %s", name, error)
+                break
+            if real_timing(again):
+                warm_times[name] = min(warm_times[name], again)
     for name in timed:
         if warm_times[name] > limit:
             dropped[name] = f"screened: warm-up {warm_times[name]:.3g} s vs fastest {fastest:.3g} s"
             alive.pop(name)
 
 
-def drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], policy: RacePolicy) -> None:
-    """Drop candidates whose fastest sample is slower than `drop_ratio` x the best median."""
+def drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], policy: RacePolicy,
+                resample: Callable[[str], float] | None = None) -> None:
+    """Drop candidates whose fastest sample is slower than `drop_ratio` x the best median.
+    With `resample`, each is sampled once more first and judged on its fastest sample
+    then: on a loaded machine every sample of the best config was once a burst of
+    another process's work, and three of them are not enough to tell it from slow."""
     timed = {n: m for n, m in measured.items() if m.samples}
     if not timed:
         return
     best = min(m.median for m in timed.values())
     for name, measurement in timed.items():
+        if min(measurement.samples) > policy.drop_ratio * best and resample is not None:
+            try:
+                again = resample(name)
+            except Exception as error:  # noqa: BLE001 - it ran before; judged on those
+                log.debug("re-sampling %r failed: %s", name, error)
+            else:
+                if real_timing(again):
+                    measurement.samples.append(again)
         if min(measurement.samples) > policy.drop_ratio * best:
             dropped[name] = f"slower: {measurement.median:.3g} s vs best {best:.3g} s"
             measured.pop(name)

@@ -1,18 +1,19 @@
 """A miss measured: generations gathered and built in one batch each, raced, persisted as
-they are taken, the finalists re-raced together, the decision recorded.
+they are taken, the finalists raced against each other in a final, the decision recorded.
 
 What it reuses: measurements already in the store for the same key and the same
 candidate *identity* (`identity.py`) — taken by a tune that was killed, by a smaller set
 or space, or before an unrelated kernel was edited. They are told to the search, so it
 proposes only what is missing. Measurements taken at different times are not compared
-directly for the decision: the best few (`RacePolicy.finalists`) are raced again, together
-and interleaved, whenever they were not all measured in one race, so a moment of load on
-a shared machine cannot pick a slower candidate.
+directly for the decision: the finalists (`finals.py`: the best few overall and each
+race's best) meet in a final of paired rounds, and its order is the decision, so a moment
+of load on a shared machine cannot pick a slower candidate.
 
-With a sharing hook (`sharing.py`, a spread fleet warm; None otherwise, and then nothing
-here changes) each generation is measured by the group: this process gathers, builds
-and races only its share, and tells the search every share's results. Only the hook's
-leader re-races the finalists, on its own device; the others adopt its record.
+Who measures which part of a generation, when the search stops and who decides is the
+tune's `Measurer` (`measurer.py`): `Local` measures everything here; a spread fleet
+warm's hook (`sharing.py`) makes it `Spreading` (`spreading.py`): this process gathers,
+builds and races only its share and tells the search every share's results, and only
+the leader re-races the finalists. The tuner itself knows nothing of the fleet.
 """
 
 from __future__ import annotations
@@ -31,33 +32,23 @@ from clmodes.stream import Stream
 from clmodes.tune.budget import Budget
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
+from clmodes.tune.finals import finalists, run_final
 from clmodes.tune.identity import current_identity, identity_of
+from clmodes.tune.known import Known
 from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
 from clmodes.tune.measurement import CandidateMeasurement
-from clmodes.tune.racing import Measurement, RacePolicy, race, separated
-from clmodes.tune.record import SpreadInfo, TuneRecord
+from clmodes.tune.racing import Measurement, RacePolicy, race
+from clmodes.tune.record import TuneRecord
 from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
+from clmodes.tune.spending import Spending
+from clmodes.tune.spreading import measurer_for
 from clmodes.tune.strategies.running import drive
 
 log = logging.getLogger("clmodes")
 
 HOST = platform.node()
 MeasureArgs = Callable[..., tuple[object, ...]]
-
-
-@dataclasses.dataclass
-class Result:
-    """What is known of one candidate for this key: its identity and its measurement."""
-
-    identity: str | None  # None: unknown (its kernels could not be gathered)
-    measurement: CandidateMeasurement  # as the store keeps it (no identity in it)
-    race: int  # which race measured it (-1: an earlier tune, from the store)
-    node: str = ""  # who measured it, in a shared tune ("" here)
-
-    @property
-    def median(self) -> float | None:
-        return self.measurement.median
 
 
 @dataclasses.dataclass
@@ -73,31 +64,26 @@ class Tuner:
     measure_args: MeasureArgs | None = None
     describe: str = ""
     budget: Budget | None = None  # the tuner keeps it; strategies only propose
-    sharing: Sharing | None = None  # a spread tune's hook (`sharing.py`)
+    sharing: dataclasses.InitVar[Sharing | None] = None  # a spread tune's hook: its measurer
     checking: Checking | None = None  # outputs checked against a reference (`reference.py`)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, sharing: Sharing | None) -> None:
         self.stream = measurement_stream(self.caller)
-        self.results: dict[str, Result] = {}
+        self.measurer = measurer_for(sharing, json.dumps(list(self.key)))
+        self.spending = Spending(self.budget)  # generations' names: not the re-races
         self.races = 0
-        self.generations = 0
-        self.stopped = False  # a shared tune's group said stop (a time budget spent)
-        self.measured_by: dict[str, str] = {}  # a shared tune's generations: name -> node
-        self.node = self.sharing.node if self.sharing is not None else ""
-        self.fresh: set[str] = set()  # measured by this tune's generations (not re-races)
         self.gather_failures: dict[str, str] = {}
         self.replaced: list[Replaced] = []  # arguments measured on uniform values
         self.checker = Checker(self.checking, self.stream, self.describe)
-        self.started = time.perf_counter()
+        self.known = Known(self.store, self.key[:3], self.measurer.node, self.checker.note)
+        self.results = self.known.results
 
     # -- gathering only (COMPILE_ONLY) -----------------------------------------------------
 
     def gather_first(self) -> list[str]:
-        """Queue the kernels of the first generation the search would measure (of this
-        process's share of it, in a shared tune); the names queued."""
-        names = self.candidates.start(self.caller.device).ask()
-        if self.sharing is not None:
-            names = self.sharing.share(names)
+        """Queue the kernels of this process's share (the measurer's) of the first
+        generation the search would measure; the names queued."""
+        names = self.measurer.share(self.candidates.start(self.caller.device).ask())
         for name in names + self.checker.extra(names):
             self._gather(name, self.args)
         return names
@@ -112,11 +98,8 @@ class Tuner:
         search = self.candidates.start(self.caller.device)
         search.tell(self._reuse(inputs))
         drive(search, lambda generation: self._measure(generation, inputs), self._limit,
-              self._exhausted)
-        if self.sharing is not None:
-            return TuneRecord.from_json(self.sharing.decide(
-                self._shared_key(), lambda: self._decide(inputs).to_json()))
-        return self._decide(inputs)
+              lambda: self.measurer.exhausted(self.spending))
+        return self.measurer.decide(lambda: self._decide(inputs))
 
     def _scratch_inputs(self) -> tuple[object, ...]:
         """Copies of the caller's arguments, unwritten memory replaced (`tune.inputs`:
@@ -127,7 +110,7 @@ class Tuner:
         return inputs
 
     def _decide(self, inputs: tuple[object, ...]) -> TuneRecord:
-        self._rerace_finalists(inputs)
+        self._final(inputs)
         return self._record()
 
     def _reuse(self, inputs: tuple[object, ...]) -> dict[str, float | None]:
@@ -140,28 +123,14 @@ class Tuner:
             record = CandidateMeasurement.from_json(stored.get((name, identity))) \
                 if identity else None
             if record is not None and self.checker.reusable(record):
-                self.results[name] = Result(identity, record, -1)
-                told[name] = self.results[name].median
-                self.checker.note(name, record)
+                self.known.keep(name, identity, record, -1, node="", persist=False)
+                told[name] = self.known.median(name)
         if told:
             log.info("%s: reusing %d stored measurements", self.describe, len(told))
         return told
 
-    def _elapsed(self) -> float:
-        return time.perf_counter() - self.started
-
-    def _exhausted(self) -> bool:
-        if self.sharing is not None:  # the group decides on time: nodes run at their own pace
-            return self.stopped or (self.budget is not None
-                                    and self.budget.exhausted(0.0, len(self.fresh)))
-        return self._spent()
-
-    def _spent(self) -> bool:
-        return self.budget is not None and self.budget.exhausted(self._elapsed(), len(self.fresh))
-
     def _limit(self, generation: list[str]) -> list[str]:
-        fresh = [name for name in generation if name not in self.results]
-        return fresh if self.budget is None else self.budget.trim(fresh, len(self.fresh))
+        return self.spending.trim([name for name in generation if name not in self.results])
 
     def _gather(self, name: str, inputs: tuple[object, ...]) -> str | None:
         """Queue one candidate's kernels; its identity, or None (a warning, and the
@@ -177,23 +146,14 @@ class Tuner:
             return None
 
     def _measure(self, generation: list[str], inputs: tuple[object, ...]) -> dict[str, float | None]:
-        """Gather, build in one batch, race (here, or this share of it); persist every
-        result as it is known; what to tell the search."""
-        self.fresh.update(generation)
-        if self.sharing is None:
-            self._measure_here(generation, inputs)
-        else:
-            shared = self.sharing.measure(self._shared_key(), self.generations, generation,
-                                          lambda part: self._measure_here(part, inputs),
-                                          self._spent)
-            self.stopped = self.stopped or shared.stop
-            self.measured_by.update(shared.measured_by)
-            for name, entry in shared.results.items():
-                if shared.measured_by.get(name) != self.node:
-                    self._keep_shared(name, entry, shared.measured_by.get(name, "?"))
-        self.generations += 1
-        return {name: self.results[name].median if name in self.results else None
-                for name in generation}
+        """Gather, build in one batch, race (the measurer's part of it here); keep every
+        result as it is known, others' too; what to tell the search."""
+        self.spending.measured.update(generation)
+        foreign = self.measurer.measure(generation, lambda part: self._measure_here(part, inputs),
+                                        self.spending)
+        for name, (entry, node) in foreign.items():
+            self._keep_shared(name, entry, node)
+        return {name: self.known.median(name) for name in generation}
 
     def _measure_here(self, names: list[str], inputs: tuple[object, ...]) -> dict[str, Entry]:
         identities = {name: self._gather(name, inputs) for name in names}
@@ -210,19 +170,16 @@ class Tuner:
         race_index, self.races = self.races, self.races + 1
         for name, identity in identities.items():
             if identity is None:
-                self._keep(name, None, CandidateMeasurement.dropped(self.gather_failures.get(
+                self.known.keep(name, None, CandidateMeasurement.dropped(self.gather_failures.get(
                     name, "failed while gathering its kernels")), race_index)
             elif name in measured:
-                self._keep(name, identity, self._measurement(measured[name]), race_index)
+                self.known.keep(name, identity, self._measurement(measured[name]), race_index)
             else:
-                self._keep(name, identity, self.checker.marked(
+                self.known.keep(name, identity, self.checker.marked(
                     name, CandidateMeasurement.dropped(dropped.get(name, "not measured"))),
                     race_index)
         return {name: self.results[name].measurement.with_identity(
             self.results[name].identity).to_entry() for name in names}
-
-    def _shared_key(self) -> str:
-        return json.dumps(list(self.key))
 
     def _measurement(self, measurement: Measurement) -> CandidateMeasurement:
         record = dataclasses.replace(
@@ -231,64 +188,34 @@ class Tuner:
         return self.checker.marked(measurement.name, record)
 
     def _keep_shared(self, name: str, entry: Entry, node: str) -> None:
-        """Another node's result of a shared generation (kept as `_keep` keeps any)."""
+        """Another node's result of a shared generation (kept as any is)."""
         found = CandidateMeasurement.from_entry(entry) or CandidateMeasurement.dropped(
             "failed: an unreadable shared result")
-        self._keep(name, found.identity, found.with_identity(None), -1, node=node)
-
-    def _keep(self, name: str, identity: str | None, record: CandidateMeasurement,
-              race_index: int, node: str | None = None) -> None:
-        """Know `record` for `name`; persisted when its identity is known (an unknown
-        one, a failure to gather, is no fact about any code)."""
-        self.results[name] = Result(identity, record, race_index,
-                                    self.node if node is None else node)
-        self.checker.note(name, record)
-        if identity is not None:
-            self.store.put_measurement(*self.key[:3], name, identity, record.to_json())
+        self.known.keep(name, found.identity, found.with_identity(None), -1, node=node)
 
     # -- deciding --------------------------------------------------------------------------
 
-    def _ranked(self) -> list[str]:
-        timed = [(r.median, name) for name, r in self.results.items() if r.median is not None]
-        return [name for _, name in sorted(timed)]
-
-    def _rerace_finalists(self, inputs: tuple[object, ...]) -> None:
-        """Race the best few again, together and interleaved, unless one race measured
-        them all and they came out clearly apart; again (samples pooled) while the best
-        one's interquartile range overlaps another's, up to `RacePolicy.rerace_limit`
-        races or the time budget."""
-        finalists = self._ranked()[:self.policy.finalists]
-        if len(finalists) < 2:
+    def _final(self, inputs: tuple[object, ...]) -> None:
+        """Race the finalists against each other (`finals.py`); keep what it measured
+        (its samples replace theirs) and its order as the decision."""
+        names = finalists(self.known.contenders(), self.policy)
+        if len(names) < 2:
             return
-        if len({(self.results[n].race, self.results[n].node) for n in finalists}) == 1 and separated(
-                [Measurement(n, list(self.results[n].measurement.samples_s)) for n in finalists
-                 if self.results[n].measurement.samples_s]):
-            return  # measured together, and clearly apart: nothing to settle
-        runnable = {name: found for name in finalists
+        runnable = {name: found for name in names
                     if (found := self.candidates.get(name)) is not None}
-        for name in finalists:
+        for name in names:
             self._gather(name, inputs)
         build_queued(self.stream)
-        rerace = dataclasses.replace(self.policy, screen_ratio=None, drop_ratio=float("inf"))
-        pooled = {name: Measurement(name) for name in finalists}
-        for _ in range(max(self.policy.rerace_limit, 1)):
-            measured, _ = race(runnable, self.stream, inputs, rerace, self.describe + " (finalists)")
-            for name, measurement in measured.items():
-                pooled[name].samples += measurement.samples
-                pooled[name].discarded += measurement.discarded
-                pooled[name].repeats = measurement.repeats  # the record says runs per sample
-            out_of_time = self.budget is not None and self.budget.seconds is not None \
-                and self._elapsed() >= self.budget.seconds
-            if separated([m for m in pooled.values() if m.samples]) or out_of_time:
-                break
+        final = run_final(runnable, self.stream, inputs, self.policy,
+                          self.describe + " (final)", self.spending.out_of_time)
         race_index, self.races = self.races, self.races + 1
-        for name, measurement in pooled.items():
-            if measurement.samples:
-                self._keep(name, self.results[name].identity, self._measurement(measurement),
-                           race_index, node=self.node)
+        for name, measurement in final.measurements.items():
+            self.known.keep(name, self.results[name].identity,
+                            self._measurement(measurement), race_index, node=self.measurer.node)
+        self.known.decided = final.order
 
     def _record(self) -> TuneRecord:
-        ranked = self._ranked()
+        ranked = self.known.ranked()
         if not ranked:
             reasons = "; ".join(f"{n}: {r.measurement.reason}"
                                 for n, r in self.results.items()) or "no candidate to measure"
@@ -305,21 +232,11 @@ class Tuner:
             device=self.caller.device.fingerprint.exact,
             host=HOST,
             space_size=self.candidates.size(),
-            measured_here=len(self.fresh),
+            measured_here=len(self.spending.measured),
             inputs_replaced=tuple(r.describe() for r in self.replaced),
             check=self.checker.as_info(),
-            tune_seconds=time.perf_counter() - self.started,
+            tune_seconds=self.spending.elapsed(),
             measured_at=time.time(),
             clmodes=__version__,
-            spread=self._spread(),
+            spread=self.measurer.spread(),
         )
-
-    def _spread(self) -> SpreadInfo | None:
-        """Where a shared tune's measurements were taken, and that its finalists were
-        re-raced here (the record others adopt)."""
-        if self.sharing is None:
-            return None
-        counts: dict[str, int] = {}
-        for node in self.measured_by.values():
-            counts[node] = counts.get(node, 0) + 1
-        return SpreadInfo(self.sharing.nodes, counts, self.node)

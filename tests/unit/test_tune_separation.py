@@ -2,7 +2,7 @@
 lower quartiles."""
 
 from clmodes.tune.racing import Measurement
-from clmodes.tune.tuner import separated
+from clmodes.tune.racing import separated
 
 
 def test_clearly_faster_is_separated():

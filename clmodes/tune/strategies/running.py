@@ -6,6 +6,12 @@ and the strategy benchmarks and tests (`run_search`, whose measurer is a Python 
 of a config: recorded or synthetic measurements). Why one loop: the strategy benchmark's
 figures used to come from a loop the real tune did not use; now only the measurer
 differs, and what a strategy is asked and told is the same in both.
+
+`run_search` counts its budget with the tuner's `Spending` (one budget check), but its
+measurer is not a `tune.measurer.Measurer`: that protocol is about candidate names, the
+entries a ledger carries and the record a decision makes, and a pure-Python objective
+has none of them. Its time is not counted either: the objective's Python seconds are not
+what a time budget of a tune means.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from clmodes.tune.budget import Budget
+from clmodes.tune.spending import Spending
 from clmodes.tune.space import Config, TuningSpace
 from clmodes.tune.strategies.base import Results, Strategy
 
@@ -46,15 +53,13 @@ def run_search(space: TuningSpace, strategy: Strategy,
     if told:
         search.tell(told)
     measured: dict[str, float | None] = {}
+    spending = Spending(budget)
 
     def measure_all(generation: Sequence[Config]) -> dict[str, float | None]:
         results = {space.name(c): measure(c) for c in generation}
         measured.update(results)
+        spending.measured.update(results)
         return results
 
-    def trimmed(generation: list[Config]) -> list[Config]:
-        return generation if budget is None else budget.trim(generation, len(measured))
-
-    drive(search, measure_all, trimmed,
-          lambda: budget is not None and budget.exhausted(0.0, len(measured)))
+    drive(search, measure_all, spending.trim, lambda: spending.spent(on_time=False))
     return measured

@@ -1,0 +1,178 @@
+#!/usr/bin/env python
+"""Decisions under noise: N exhaustive tunes of one GEMM subspace, each choice against the
+best of an independent interleaved re-measurement.
+
+    python ci/bench/bench_decisions.py [--runs N] [--subspace 48|24|12] [--n SIZE]
+                                       [--rounds R] [--smoke] [--json OUT]
+
+What it answers: does a tune that measured every config choose (within 1.05 of) the
+best, run after run, on a machine as loaded as it is? One process, one device
+($CLMODES_DEVICE), a throw-away store. Each run is a fresh `Tunable` (its own name, so
+its own key: nothing is reused from an earlier run) over the same subspace of
+`kernels_cl.gemm.GEMM_SPACE`, `Exhaustive()`, no budget, the default `RacePolicy`,
+called once under EXECUTE on the same n x n x n float32 product. The kernels are built
+once, by a throw-away first tune that is not counted, so every counted run measures the
+same built code. Every config is also re-measured, interleaved: one warm-up run each
+(its time sets the runs per sample, `RacePolicy().repeats`, as a tune's race does: one run
+of a sub-millisecond kernel is mostly wake-up noise), then one round over all configs
+after each tune and `--rounds` more after the last, the order reversed every other
+round, each sample the median of its runs (`racing.sample`); the best is the lowest
+median of those samples. Why rounds between the tunes: on a machine whose load changes,
+a re-measurement taken only after the tunes sees another load than they did, and which
+config is fastest can change with the load (a config staging B in local memory overtook
+the one that does not, between a run's tunes and its re-measurement). Each run's choice
+is reported as its re-measured median over that best.
+
+Figures: `within_1.05_fraction` (runs choosing at most 1.05x the best), the median and
+the worst chosen/best ratio, the median tune seconds (the record's `tune_seconds`), and
+the 1-minute load before and after. Run it with one clmodes on PYTHONPATH and then
+another (the main branch's, say) to compare policies: the script uses only public names.
+"""
+
+from __future__ import annotations
+
+import benchlib
+
+if __name__ == "__main__":
+    benchlib.temp_store("clmodes-bench-decisions-")
+
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pyopencl.array as cla  # noqa: E402
+
+import clmodes  # noqa: E402
+from clmodes import ProcessMode, ProcessModeOverride, Tunable  # noqa: E402
+from clmodes.tune import Exhaustive, RacePolicy  # noqa: E402
+from clmodes.tune.racing import sample  # noqa: E402
+from kernels_cl.gemm import GEMM_SPACE, launch_out  # noqa: E402
+
+TARGET = 1.05
+# Fixed parameters leaving the named number of valid configs (bench_space.py's subspaces).
+_STRIDED = {"STRM": 1, "STRN": 1, "EDGE": 0}
+SUBSPACES = {
+    48: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, "KWI": 1, **_STRIDED},
+    24: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 16, **_STRIDED},
+    12: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 4, "VWM": 4, **_STRIDED},
+}
+
+
+def parse_args(argv):
+    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT", quiet=True)
+    parser.add_argument("--runs", type=int, default=20, help="counted tunes")
+    parser.add_argument("--subspace", type=int, default=48, choices=sorted(SUBSPACES))
+    parser.add_argument("--n", type=int, default=256, help="n of the n x n x n product")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="re-measurement rounds after the last run (one follows each run)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: 2 runs, the 12-config subspace, n = 64, 3 rounds")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.runs, args.subspace, args.n, args.rounds = 2, 12, 64, 3
+    return args
+
+
+def tune_once(stream, space, args, tag: str) -> dict:
+    """One fresh Tunable called once under EXECUTE; its record's winner and cost."""
+    tunable = Tunable(f"bench_decisions.{tag}", key=lambda out, a, b: {"n": a.shape[0]},
+                      space=space, launch=launch_out, strategy=Exhaustive())
+    with ProcessModeOverride(ProcessMode.EXECUTE):
+        tunable(stream, *args)
+    stream.finish()
+    entry = clmodes.default_store().get_tune(*tunable.tune_key(stream, args)) or {}
+    return {"winner": str(entry.get("winner")), "tune_seconds": entry.get("tune_seconds"),
+            "measured_here": entry.get("measured_here"),
+            "dropped": len(entry.get("dropped", {}))}
+
+
+class Remeasure:
+    """Interleaved samples of every config (all already built), taken a round at a time."""
+
+    def __init__(self, stream, space, args) -> None:
+        self.stream, self.args = stream, args
+        self.runs = {space.name(c): (lambda s, *a, c=c: launch_out(s, c, *a)) for c in space}
+        self.samples: dict[str, list[float]] = {name: [] for name in self.runs}
+        self.rounds = 0
+        with ProcessModeOverride(ProcessMode.EXECUTE):
+            self.repeats = {name: RacePolicy().repeats(sample(run, stream, args))
+                            for name, run in self.runs.items()}
+
+    def round(self) -> None:
+        order = list(self.runs)
+        with ProcessModeOverride(ProcessMode.EXECUTE):
+            for name in (order if self.rounds % 2 == 0 else order[::-1]):
+                self.samples[name].append(sample(self.runs[name], self.stream, self.args,
+                                                 self.repeats[name]))
+        self.rounds += 1
+
+    def medians(self) -> dict[str, float]:
+        return {name: statistics.median(found) for name, found in self.samples.items()}
+
+
+def summarize(runs: list[dict], medians: dict[str, float], space_size: int) -> dict:
+    best = min(medians.values())
+    ratios = [medians[run["winner"]] / best if run["winner"] in medians else float("inf")
+              for run in runs]
+    for run, ratio in zip(runs, ratios):
+        run["chosen_over_best"] = ratio
+    seconds = [run["tune_seconds"] for run in runs if run["tune_seconds"] is not None]
+    return {
+        "within_1.05_fraction": sum(r <= TARGET for r in ratios) / len(ratios),
+        "median_chosen_over_best": statistics.median(ratios),
+        "worst_chosen_over_best": max(ratios),
+        "median_tune_s": statistics.median(seconds) if seconds else None,
+        "measured_every_config": all(run["measured_here"] == space_size for run in runs),
+        "best": min(medians, key=medians.__getitem__),
+        "best_s": best,
+    }
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    log = benchlib.progress_logger(args.quiet)
+    space = GEMM_SPACE.subspace(**SUBSPACES[args.subspace])
+    client = clmodes.client()
+    stream = client.stream("bench-decisions")
+    rng = np.random.default_rng(args.n)
+    a, b = (cla.to_device(stream.queue, rng.random((args.n, args.n), dtype=np.float32))
+            for _ in range(2))
+    out = cla.zeros(stream.queue, (args.n, args.n), np.float32)
+    operands = (out, a, b)
+    load_before, started = benchlib.loadavg(), time.perf_counter()
+    log(f"bench_decisions: {client.device.label}, {len(space)} configs, n={args.n}, "
+        f"{args.runs} runs")
+    tune_once(stream, space, operands, "build")  # builds every kernel; not counted
+    reference = Remeasure(stream, space, operands)
+    runs = []
+    for index in range(args.runs):
+        runs.append(tune_once(stream, space, operands, f"run{index}"))
+        reference.round()
+        log(f"  run {index}: {runs[-1]['winner']} in {runs[-1]['tune_seconds']:.2f} s")
+    for _ in range(args.rounds):
+        reference.round()
+    medians = reference.medians()
+    summary = summarize(runs, medians, len(space))
+    results = {
+        "meta": {**benchlib.run_meta(client.device), "runs": args.runs, "n": args.n,
+                 "subspace": args.subspace, "configs": len(space),
+                 "remeasure_rounds": reference.rounds,
+                 "smoke": args.smoke, "loadavg_before": load_before,
+                 "loadavg_after": benchlib.loadavg(), "total_s": time.perf_counter() - started},
+        "summary": summary,
+        "runs": runs,
+        "remeasured_s": medians,
+    }
+    print(f"{client.device.label}: {len(space)} configs, {args.runs} exhaustive tunes: "
+          f"{summary['within_1.05_fraction']:.2f} within {TARGET}x of the best, median "
+          f"{summary['median_chosen_over_best']:.3f}x, worst {summary['worst_chosen_over_best']:.3f}x; "
+          f"median tune {summary['median_tune_s']:.2f} s; load {load_before} -> "
+          f"{results['meta']['loadavg_after']}")
+    benchlib.write_json(args.json, results)
+    clmodes.default_store().close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""The final of a tune: who reaches it (`finalists`), the finalists raced against each
+other in paired rounds (`run_final` on a device, `play` on any timing), and the decision on the median of paired ratios
+(`scores`, `settled`).
+
+Why a final at all, and why this one: a tune measures its generations in separate races,
+at separate moments of a shared machine's load, and each race may stop after three
+samples. What made an exhaustive tune choose 1.4x or 1.8x of the best:
+
+- *finalists taken from non-comparable races*: the best few by median over every race.
+  A race measured during a burst of load has every median inflated, so its best
+  candidate never reached the re-race. Now each race's best `race_finalists` go too,
+  and every candidate whose fastest sample beat the best median (within noise of it).
+- *a winner ranked outside the final*: after the re-race the winner was the lowest
+  median over every result, so a candidate left out of the re-race, measured in a quieter
+  moment, outranked finalists re-raced under load. Now the winner is the final's.
+- *a re-race skipped on three samples*: finalists of one race whose quartiles looked
+  apart were not raced again; three samples under load make quartiles look apart that
+  are not. Now two finalists or more always meet in a final.
+- *a decision on pooled medians*: load that drifts between rounds moves a candidate's
+  median with the load of whichever round is its middle one. In a paired round every
+  finalist is sampled once, back to back (in rotating order, so no one always goes
+  first); a candidate's score is the median over rounds of its sample over the round's
+  median sample, so what a round's load does to all of them cancels.
+
+(Screening on one noisy warm-up timing was a fourth cause; `racing.screen` re-times.)
+
+The final runs in blocks of `RacePolicy.final_rounds` rounds, up to `rerace_limit`
+blocks: after each, a finalist `drop_ratio` slower than the leader (paired) leaves, and
+the final stops once `settled`: the leader faster than each other finalist in at least
+`settle_fraction` of their rounds, or, after two blocks, within `tie_ratio` of it (either
+choice is then as good as the measurement can tell).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import statistics
+from collections.abc import Callable, Mapping
+
+from clmodes.measure import executing
+from clmodes.stream import Stream
+from clmodes.tune.racing import Candidate, Measurement, RacePolicy, real_timing, sample
+
+log = logging.getLogger("clmodes")
+
+Round = dict[str, float]  # name -> one sample, for the finalists timed in that round
+
+
+@dataclasses.dataclass(frozen=True)
+class Contender:
+    """What the choice of finalists reads of a measured candidate."""
+
+    median: float
+    fastest: float
+    race: tuple[int, str]  # the race that measured it: (index, node)
+
+
+def finalists(contenders: Mapping[str, Contender], policy: RacePolicy) -> list[str]:
+    """Who meets in the final, fastest median first: the best `finalists` overall, then
+    each race's best (its first, then its second, up to `race_finalists`), then anyone
+    whose fastest sample beat the best median; at most `finalists_max`, in that order of
+    priority (so a loaded race's best is not the one cut)."""
+    ranked = sorted(contenders, key=lambda name: (contenders[name].median, name))
+    if not ranked:
+        return []
+    by_race: dict[tuple[int, str], list[str]] = {}
+    for name in ranked:
+        by_race.setdefault(contenders[name].race, []).append(name)
+    best = contenders[ranked[0]].median
+    priority = ranked[:policy.finalists]
+    for place in range(policy.race_finalists):
+        priority += [names[place] for names in by_race.values() if place < len(names)]
+    priority += [name for name in ranked if contenders[name].fastest < best]
+    chosen = set(list(dict.fromkeys(priority))[:max(policy.finalists_max, 1)])
+    return [name for name in ranked if name in chosen]
+
+
+def scores(rounds: list[Round], names: list[str]) -> dict[str, float]:
+    """Each of `names`' median, over the rounds that timed it, of its sample over that
+    round's median sample (of `names` only): lower is faster, the round's load cancelled."""
+    ratios: dict[str, list[float]] = {name: [] for name in names}
+    for row in rounds:
+        timed = {name: row[name] for name in names if name in row}
+        if len(timed) < 2:
+            continue
+        level = statistics.median(timed.values())
+        for name, seconds in timed.items():
+            ratios[name].append(seconds / level)
+    return {name: statistics.median(found) for name, found in ratios.items() if found}
+
+
+def paired(rounds: list[Round], name: str, leader: str) -> list[float]:
+    """`name`'s sample over `leader`'s, in each round that timed both."""
+    return [row[name] / row[leader] for row in rounds if name in row and leader in row]
+
+
+def settled(rounds: list[Round], order: list[str], policy: RacePolicy, blocks: int) -> bool:
+    """Is the leader (`order[0]`) decided against every other finalist: faster than it in
+    at least `settle_fraction` of their rounds, or, after two blocks, within `tie_ratio`
+    of it? (Against the runner-up only is not enough: a burst that hit the best twice in
+    one block ranks it third, behind a pair the leader clearly beats.)"""
+    return all(_decided(paired(rounds, name, order[0]), policy, blocks) for name in order[1:])
+
+
+def _decided(ratios: list[float], policy: RacePolicy, blocks: int) -> bool:
+    if not ratios:
+        return False
+    wins = sum(ratio > 1.0 for ratio in ratios) / len(ratios)
+    return wins >= policy.settle_fraction or (
+        blocks >= 2 and statistics.median(ratios) < policy.tie_ratio)
+
+
+@dataclasses.dataclass
+class Final:
+    """The final's outcome: `order`, fastest first (finalists dropped in it last, still
+    by score; those that failed are not in it), and every finalist's pooled samples."""
+
+    order: list[str]
+    measurements: dict[str, Measurement]
+    rounds: list[Round]
+
+
+def run_final(candidates: Mapping[str, Candidate], stream: Stream, args: tuple[object, ...],
+              policy: RacePolicy, describe: str,
+              out_of_time: Callable[[], bool] = lambda: False) -> Final:
+    """Race `candidates` (built) in paired rounds under EXECUTE (`play`): one warm-up run
+    each first (its caches refilled after the other races), timed for its repeats."""
+    repeats: dict[str, int] = {}
+    with executing(stream):
+        for name, candidate in candidates.items():
+            try:
+                repeats[name] = policy.repeats(sample(candidate, stream, args))
+            except Exception as error:  # noqa: BLE001 - any failure drops the candidate
+                log.warning("%s: finalist %r dropped: %s", describe, name, error)
+        final = play(list(repeats), lambda name: sample(candidates[name], stream, args,
+                                                        repeats[name]),
+                     policy, describe, out_of_time)
+    for name, measurement in final.measurements.items():
+        measurement.repeats = repeats[name]
+    return final
+
+
+def play(names: list[str], timing: Callable[[str], float], policy: RacePolicy,
+         describe: str = "", out_of_time: Callable[[], bool] = lambda: False) -> Final:
+    """The final between `names`, `timing(name)` one sample (or raising: that finalist
+    leaves with a warning), until settled, the blocks run out or `out_of_time()`."""
+    alive = list(names)
+    measurements = {name: Measurement(name) for name in names}
+    rounds: list[Round] = []
+    left: list[str] = []  # dropped in the final as clearly slower, last first
+    for block in range(1, max(policy.rerace_limit, 1) + 1):
+        costly = _block(alive, timing, measurements, rounds, policy, describe)
+        order = _ordered(rounds, alive)
+        if settled(rounds, order, policy, block) or costly or out_of_time():
+            break
+        left = _drop_slower(rounds, order, alive, policy) + left
+        if len(alive) < 2:
+            break
+    order = _ordered(rounds, alive)
+    return Final(order + [name for name in left if name not in order],
+                 {name: m for name, m in measurements.items() if m.samples}, rounds)
+
+
+def _block(alive: list[str], timing: Callable[[str], float],
+           measurements: dict[str, Measurement], rounds: list[Round], policy: RacePolicy,
+           describe: str) -> bool:
+    """Up to `final_rounds` paired rounds (fewer, no fewer than `first_samples`, when a
+    round costs over `sample_budget_s`); whether it was that costly."""
+    for _ in range(policy.final_rounds):
+        shift = len(rounds) % max(len(alive), 1)
+        row: Round = {}
+        for name in alive[shift:] + alive[:shift]:
+            try:
+                seconds = timing(name)
+            except Exception as error:  # noqa: BLE001 - any failure drops the candidate
+                log.warning("%s: finalist %r dropped: %s", describe, name, error)
+                alive.remove(name)
+                continue
+            if real_timing(seconds):
+                row[name] = seconds
+                measurements[name].samples.append(seconds)
+            else:
+                measurements[name].discarded += 1
+        rounds.append(row)
+        if sum(row.values()) > policy.sample_budget_s and len(rounds) >= policy.first_samples:
+            return True
+    return False
+
+
+def _ordered(rounds: list[Round], names: list[str]) -> list[str]:
+    """`names` by score; a lone finalist (the others left) leads if it was ever timed:
+    a score is relative to a round's others, and without this the finalist that left
+    last would head the order."""
+    if len(names) == 1:
+        return [name for name in names if any(name in row for row in rounds)]
+    found = scores(rounds, names)
+    return sorted(found, key=lambda name: (found[name], name))
+
+
+def _drop_slower(rounds: list[Round], order: list[str], alive: list[str],
+                 policy: RacePolicy) -> list[str]:
+    """Finalists `drop_ratio` slower than the leader, paired: they leave the final."""
+    dropped = [name for name in order[1:]
+               if statistics.median(paired(rounds, name, order[0]) or [1.0]) > policy.drop_ratio]
+    for name in dropped:
+        alive.remove(name)
+    return dropped
