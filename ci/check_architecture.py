@@ -32,7 +32,7 @@ from pathlib import Path
 # tuning and probing measure on streams; warm, bundles and the fleet orchestrate all of
 # it; the CLI and the package's face sit on top.
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
-    "_version errors atomic icd compiler_output execution reads",
+    "_version errors atomic icd compiler_output execution reads records",
     "includes device discovery kernel progress",
     "store batch released arginfo pointer_types launch_args launch_sizes launchable",
     "device_check selection adoption pyopencl_hooks programs building compiler_probe server",

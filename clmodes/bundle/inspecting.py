@@ -15,7 +15,7 @@ from clmodes.device import Device
 from clmodes.discovery import devices
 from clmodes.tune.nearest import Grade, grade_of
 from clmodes.store import StoreEntries
-from clmodes.tune.record import decoded
+from clmodes.records.tune import decoded
 
 
 def inspect(path: str | os.PathLike[str], local: list[Device] | None = None, *,

@@ -29,7 +29,7 @@ from clmodes.bundle.manifest import describe_devices, entry_counts
 from clmodes.bundle.poclbin import path_problem
 from clmodes.device import FIELD_NAMES, MODEL_FIELDS
 from clmodes.store import BinaryRow, KernelRow, StoreEntries, TuneRow
-from clmodes.tune.record import MalformedRecord, TuneRecord
+from clmodes.records.tune import MalformedRecord, TuneRecord
 
 MAX_JSON_DEPTH = 16  # a tune record nests 4 levels, argument info 3
 MAX_NAME = 256

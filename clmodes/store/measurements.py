@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import time
 from typing import Any
 
+from clmodes.records.measurement import CandidateMeasurement, Outcome
 from clmodes.store.schema import FORMAT_VERSION, MeasurementRow
 from clmodes.store.transactions import Database
 
@@ -48,18 +48,16 @@ def put_measurement(db: Database, model: str, tunable: str, key: str, candidate:
 
 
 def parse_measurement(text: object) -> dict[str, Any] | None:
-    """A measurement record: a finite positive `median_s`, or a `failed` or `dropped`
-    reason (a build that failed, a candidate screened out as far slower)."""
+    """A measurement record's JSON: a positive median (a sample, or `median_s`), or a
+    `failed` or `dropped` reason (a build that failed, a candidate screened out as far
+    slower). Decided by `CandidateMeasurement.from_json`, the one reader of measurements
+    from anywhere."""
     try:
         value = json.loads(text) if isinstance(text, str) else None
     except ValueError:
         return None
-    if not isinstance(value, dict):
+    found = CandidateMeasurement.from_json(value)
+    if found is None or (found.outcome is Outcome.MEASURED
+                         and not (found.median is not None and found.median > 0)):
         return None
-    if isinstance(value.get("failed"), str) or isinstance(value.get("dropped"), str):
-        return value
-    median = value.get("median_s")
-    if isinstance(median, (int, float)) and not isinstance(median, bool) \
-            and math.isfinite(median) and median > 0:
-        return value
-    return None
+    return value if isinstance(value, dict) else None

@@ -14,6 +14,7 @@ import sqlite3
 import time
 from typing import Any
 
+from clmodes.records.tune import MalformedRecord, TuneRecord
 from clmodes.store.contention import patiently
 from clmodes.store.leases import delete_statement, retire
 from clmodes.store.schema import FORMAT_VERSION, TuneRow, model_filter
@@ -77,14 +78,15 @@ def insert_once(db: Database, parameters: tuple[Any, ...], text: str) -> dict[st
 
 
 def parse_record(text: object) -> dict[str, Any] | None:
-    """A tune record, or None if it is not JSON or names no winner."""
+    """A tune record's JSON, or None if it is not JSON or not a record: decided by
+    `TuneRecord.from_json`, the one reader of records from anywhere, so the store and
+    its readers cannot disagree on what a record is."""
     try:
         value = json.loads(text) if isinstance(text, str) else None
-    except ValueError:
+        TuneRecord.from_json(value)
+    except (ValueError, MalformedRecord):
         return None
-    if not isinstance(value, dict) or not isinstance(value.get("winner"), str):
-        return None
-    return value
+    return value if isinstance(value, dict) else None
 
 
 def drop_stale(db: Database, model: str, tunable: str, key: str, candidates: str,

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from clmodes.execution.registry import LiveRegistry
 from clmodes.store.store import Store
-from clmodes.tune.record import TuneRecord, decoded
+from clmodes.records.tune import TuneRecord, decoded
 
 
 class TuneKey(NamedTuple):

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from clmodes.store.leases import HEARTBEAT_S, LeaseKey, new_owner
 from clmodes.store.store import Store
 from clmodes.store.tunes import parse_record
-from clmodes.tune.record import TuneRecord, decoded
+from clmodes.records.tune import TuneRecord, decoded
 
 log = logging.getLogger("clmodes")
 

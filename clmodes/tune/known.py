@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from clmodes.store.store import Store
 from clmodes.tune.finals import Contender
-from clmodes.tune.measurement import CandidateMeasurement
+from clmodes.records.measurement import CandidateMeasurement
 
 
 @dataclasses.dataclass

@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Protocol
 
-from clmodes.tune.record import SpreadInfo, TuneRecord
+from clmodes.records.tune import SpreadInfo, TuneRecord
 from clmodes.tune.sharing import Entry
 from clmodes.tune.spending import Spending
 

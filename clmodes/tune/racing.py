@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping
 
 from clmodes.measure import device_seconds, executing
 from clmodes.stream import Stream
-from clmodes.tune.measurement import CandidateMeasurement, Outcome
+from clmodes.records.measurement import CandidateMeasurement, Outcome
 
 log = logging.getLogger("clmodes")
 

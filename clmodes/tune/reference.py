@@ -34,8 +34,8 @@ import pyopencl.array as cla
 from clmodes.measure import NothingLaunched, executing
 from clmodes.stream import Stream
 from clmodes.tune.checking import Tolerance, disagreement
-from clmodes.tune.measurement import WRONG, CandidateMeasurement, Outcome
-from clmodes.tune.record import CheckInfo
+from clmodes.records.measurement import WRONG, CandidateMeasurement, Outcome
+from clmodes.records.tune import CheckInfo
 
 log = logging.getLogger("clmodes")
 

@@ -24,8 +24,8 @@ from typing import Any
 
 from clmodes.errors import ClmodesError
 from clmodes.store import FORMAT_VERSION, Store, TuneRow
-from clmodes.tune.measurement import CandidateMeasurement, Outcome, outcome_of_reason
-from clmodes.tune.record import Cost, TuneRecord
+from clmodes.records.measurement import CandidateMeasurement, Outcome, outcome_of_reason
+from clmodes.records.tune import Cost, TuneRecord
 
 log = logging.getLogger("clmodes")
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from clmodes.device import Device
 from clmodes.probing.lookup import cached as cached_probe
 from clmodes.roofline import roofline_fraction
-from clmodes.tune.record import Cost as RecordCost, TuneRecord
+from clmodes.records.tune import Cost as RecordCost, TuneRecord
 
 log = logging.getLogger("clmodes")
 

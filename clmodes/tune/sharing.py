@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from clmodes.errors import TuneError
-from clmodes.tune.record import TuneRecord
+from clmodes.records.tune import TuneRecord
 
 log = logging.getLogger("clmodes")
 

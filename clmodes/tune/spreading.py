@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable
 
 from clmodes.tune.measurer import Foreign, Local, MeasureHere, Measurer
-from clmodes.tune.record import SpreadInfo, TuneRecord
+from clmodes.records.tune import SpreadInfo, TuneRecord
 from clmodes.tune.sharing import Sharing
 from clmodes.tune.spending import Spending
 

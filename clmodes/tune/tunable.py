@@ -50,7 +50,7 @@ from clmodes.tune import sharing
 from clmodes.tune.coordination import measure_or_adopt
 from clmodes.tune.identity import decision_problem
 from clmodes.tune.checking import Tolerance
-from clmodes.tune.record import TuneRecord, decoded
+from clmodes.records.tune import TuneRecord, decoded
 from clmodes.tune.racing import RacePolicy
 from clmodes.tune.reference import checking_of
 from clmodes.tune.space import TuningSpace

@@ -36,9 +36,9 @@ from clmodes.tune.finals import finalists, run_final
 from clmodes.tune.identity import current_identity, identity_of
 from clmodes.tune.known import Known
 from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
-from clmodes.tune.measurement import CandidateMeasurement
+from clmodes.records.measurement import CandidateMeasurement
 from clmodes.tune.racing import Measurement, RacePolicy, race
-from clmodes.tune.record import TuneRecord
+from clmodes.records.tune import TuneRecord
 from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
 from clmodes.tune.spending import Spending

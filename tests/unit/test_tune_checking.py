@@ -7,7 +7,7 @@ import pytest
 from clmodes import Tolerance
 from clmodes.tune.checking import default_tolerance, disagreement
 from clmodes.tune.reference import Checker, Checking
-from clmodes.tune.measurement import CandidateMeasurement
+from clmodes.records.measurement import CandidateMeasurement
 
 
 def test_reordered_sums_agree_and_a_missed_term_does_not():

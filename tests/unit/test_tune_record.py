@@ -1,4 +1,4 @@
-"""The tune record's decoding boundary (`clmodes.tune.record`): hostile, old and new
+"""The tune record's decoding boundary (`clmodes.records.tune`): hostile, old and new
 records, and that what clmodes writes reads back as the same record."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from clmodes.tune.measurement import WRONG, CandidateMeasurement, Outcome
-from clmodes.tune.record import (RECORD_VERSION, CheckInfo, Cost, MalformedRecord, SpreadInfo,
+from clmodes.records.measurement import WRONG, CandidateMeasurement, Outcome
+from clmodes.records.tune import (RECORD_VERSION, CheckInfo, Cost, MalformedRecord, SpreadInfo,
                                  TuneRecord, decoded)
 
 # A record as clmodes wrote it before records had a version (0.x, with a check and a spread).

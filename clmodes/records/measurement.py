@@ -16,7 +16,7 @@ import enum
 import statistics
 from typing import Any
 
-from clmodes.tune.fields import count, number, text
+from clmodes.records.fields import count, number, text
 
 WRONG = "differs from the reference"  # how a wrong candidate's reason starts
 UNKNOWN_IDENTITY = "unknown"  # how older records and fleet entries wrote "no identity"

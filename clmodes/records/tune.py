@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from clmodes.errors import ClmodesError
-from clmodes.tune.fields import count, number, text, texts
-from clmodes.tune.measurement import CandidateMeasurement, outcome_of_reason, Outcome
+from clmodes.records.fields import count, number, text, texts
+from clmodes.records.measurement import CandidateMeasurement, outcome_of_reason, Outcome
 
 RECORD_VERSION = 1  # records without "record_version" are version 0
 
