@@ -26,10 +26,11 @@ from clmodes.tune.strategies.base import DEFAULT_GENERATION, Results, Search, Se
 from clmodes.tune.strategies.exhaustive import Exhaustive
 from clmodes.tune.strategies.genetic import Genetic
 from clmodes.tune.strategies.local_search import LocalSearch
+from clmodes.tune.strategies.model_guided import ModelGuided
 from clmodes.tune.strategies.random_sample import RandomSample
 from clmodes.tune.strategies.running import run_search
 
 DEFAULT_STRATEGY = LocalSearch
 
 __all__ = ["DEFAULT_GENERATION", "DEFAULT_STRATEGY", "Exhaustive", "Genetic", "LocalSearch",
-           "RandomSample", "Results", "Search", "SearchBase", "Strategy", "run_search"]
+           "ModelGuided", "RandomSample", "Results", "Search", "SearchBase", "Strategy", "run_search"]
