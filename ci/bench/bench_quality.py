@@ -158,7 +158,8 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
     per_run = [{"tool": r.tool, "strategy": r.strategy, "seed": r.seed, "wall_s": r.wall_s,
                 "results": len(r.events), "ran": sum(e[2] is not None for e in r.events),
                 "time_to_quality_s": sides.time_to_quality(r, rated, best_s, WITHIN),
-                "final_over_best": _final(r, rated, best_s)} for r in runs]
+                "final_over_best": _final(r, rated, best_s),
+                "events": [list(e) for e in r.events]} for r in runs]
     strategies: dict[str, dict] = {}
     for entry in per_run:
         slot = strategies.setdefault(f"{entry['tool']}:{entry['strategy']}", {"ttq": [], "n": []})

@@ -60,18 +60,24 @@ class ModelGuided:
     configs chosen by expected improvement (in log seconds, margin `xi`) under a forest
     of `trees` randomised trees, among `pool` unmeasured valid configs drawn at random
     plus the unmeasured neighbours of the best `centres` configs. Ends when every valid
-    config has been proposed. Raises ImportError naming the `search` extra when
+    config has been proposed. `explore` configs of each generation (never all of it)
+    are drawn from the rest of the pool at random instead, so that a model confident of
+    one region still samples the others (without it, it stalls in a local optimum's
+    neighbourhood: tests/unit/test_model_guided.py's recorded space). Raises ImportError naming the `search` extra when
     scikit-learn is absent."""
 
     seed: int = 0
-    generation: int = 8
-    first: int = 8
+    generation: int = 4
+    first: int = 4
     pool: int = 256
     trees: int = 32
     centres: int = 3
     xi: float = 0.01
+    explore: int = 1
 
     def __post_init__(self) -> None:
+        if isinstance(self.explore, bool) or not isinstance(self.explore, int) or self.explore < 0:
+            raise ValueError(f"ModelGuided: explore must be an int >= 0, got {self.explore!r}")
         for field in ("generation", "first", "pool", "trees"):
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -173,7 +179,10 @@ class _ModelSearch(SearchBase):
         best = math.log(timed[0][0])
         scores = _expected_improvement(mean, spread, best - self.options.xi)
         order = sorted(range(len(pool)), key=lambda i: (-scores[i], mean[i], i))
-        return [pool[i] for i in order[:self.generation]]
+        exploring = min(self.options.explore, self.generation - 1)
+        chosen = [pool[i] for i in order[:self.generation - exploring]]
+        rest = [pool[i] for i in sorted(order[self.generation - exploring:])]
+        return chosen + self.rng.sample(rest, min(exploring, len(rest)))
 
 
     def _encoded(self, name: str, config: Config) -> list[float]:
