@@ -58,7 +58,7 @@ class _TPESearch(SearchBase):
         self.pending: dict[str, object] = {}
 
     def ask(self):
-        chosen = []
+        chosen, fallback = [], []
         for _ in range(self.generation):
             for _attempt in range(50):
                 trial = self.study.ask(self.distributions)
@@ -70,8 +70,8 @@ class _TPESearch(SearchBase):
                     break
                 self.study.tell(trial, state=self.optuna.trial.TrialState.FAIL)
             else:
-                chosen += self.random_unseen(1)
-        return self.propose(chosen)
+                fallback += self.random_unseen(1)  # marked asked already
+        return self.propose(chosen) + fallback
 
     def tell(self, results):
         super().tell(results)
