@@ -63,8 +63,8 @@ class ModelGuided:
     config has been proposed. `explore` configs of each generation (never all of it)
     are drawn from the rest of the pool at random instead, so that a model confident of
     one region still samples the others (without it, it stalls in a local optimum's
-    neighbourhood: tests/unit/test_model_guided.py's recorded space). Raises ImportError naming the `search` extra when
-    scikit-learn is absent."""
+    neighbourhood: tests/unit/test_model_guided.py's recorded space). Raises
+    ImportError naming the `search` extra when scikit-learn is absent."""
 
     seed: int = 0
     generation: int = 4
