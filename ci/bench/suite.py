@@ -74,6 +74,9 @@ BENCHES: tuple[Bench, ...] = (
           "(raw pyopencl)", devices="list", long=True),
     Bench("gemm_batch", "bench_gemm_batch.py", "GEMM build time against configs per build",
           long=True),
+    Bench("quality", "bench_quality.py", "time to a config within 1.05 of the best known: "
+          "clmodes' strategies against Kernel Tuner's (GEMM space, CLBlast's Xgemm)",
+          long=True, needs=("kernel_tuner", "sklearn")),
     Bench("strategies", "bench_strategies.py", "search strategies on synthetic objectives "
           "(no OpenCL)", devices="none", long=True),
     Bench("matmul_default", "bench_matmul_default.py", "the MLP warm: GEMM space against "

@@ -12,6 +12,7 @@ from clmodes.tune import (
     Exhaustive,
     Genetic,
     LocalSearch,
+    ModelGuided,
     RandomSample,
     TuningSpace,
 )
@@ -28,6 +29,7 @@ STRATEGIES = {
     "random": lambda seed: RandomSample(40, seed=seed, generation=16),
     "local": lambda seed: LocalSearch(seed=seed, generation=16),
     "genetic": lambda seed: Genetic(seed=seed, generation=16),
+    "model": lambda seed: ModelGuided(seed=seed, generation=16),
 }
 
 

@@ -19,17 +19,21 @@ Budgets are not the strategies' business (`clmodes.tune.budget`): the tuner trim
 Measured (ci/bench/bench_strategies.py, the GEMM space, smooth, rugged and noisy
 synthetic objectives, 100 seeds): at 32-128 configs `LocalSearch` finds configs closer to
 the best than `RandomSample` and `Genetic` (tied with a 16-config genetic generation only
-at 128 noisy configs); it is the default (`DEFAULT_STRATEGY`).
+at 128 noisy configs); it is the default (`DEFAULT_STRATEGY`). `ModelGuided` (a surrogate
+model; the `search` extra) stays an option: on a recorded GEMM subspace it needed more
+measurements than `LocalSearch` to reach 1.05 of the best (ARCHITECTURE.md, Model-guided
+search).
 """
 
 from clmodes.tune.strategies.base import DEFAULT_GENERATION, Results, Search, SearchBase, Strategy
 from clmodes.tune.strategies.exhaustive import Exhaustive
 from clmodes.tune.strategies.genetic import Genetic
 from clmodes.tune.strategies.local_search import LocalSearch
+from clmodes.tune.strategies.model_guided import ModelGuided
 from clmodes.tune.strategies.random_sample import RandomSample
 from clmodes.tune.strategies.running import run_search
 
 DEFAULT_STRATEGY = LocalSearch
 
 __all__ = ["DEFAULT_GENERATION", "DEFAULT_STRATEGY", "Exhaustive", "Genetic", "LocalSearch",
-           "RandomSample", "Results", "Search", "SearchBase", "Strategy", "run_search"]
+           "ModelGuided", "RandomSample", "Results", "Search", "SearchBase", "Strategy", "run_search"]
