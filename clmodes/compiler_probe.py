@@ -40,6 +40,7 @@ import pyopencl as cl
 
 from clmodes import compiler_output
 from clmodes.batch.predefined import FEATURE_CHECKS, Answer, CompilerMacros, DeviceTraits, is_call
+from clmodes.batch.unit import compile_options
 from clmodes.building import BUILD_OPTIONS
 from clmodes.device import Device
 from clmodes.kernel import split_options
@@ -74,16 +75,7 @@ def relevant_options(options: Iterable[str]) -> tuple[str, ...]:
     """The options a compiler's predefined macros can depend on: all but `-D` (a unit's
     own defines, preprocessed as its own) and `-I` (paths)."""
     _, rest = split_options(list(options))
-    kept: list[str] = []
-    skip = False
-    for option in rest:
-        if skip:
-            skip = False
-        elif option == "-I":
-            skip = True
-        elif not option.startswith("-I"):
-            kept.append(option)
-    return tuple(kept)
+    return compile_options(tuple(rest))
 
 
 def options_digest(options: Iterable[str]) -> str:

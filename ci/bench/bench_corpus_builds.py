@@ -31,6 +31,7 @@ from clmodes import Kernel  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from corpus.real_libraries import LibraryCase, library_cases  # noqa: E402
+from corpus_compile import build_batched  # noqa: E402
 
 _salts = benchlib.salt_counter()
 
@@ -70,22 +71,11 @@ def separate(ctx: cl.Context, device: cl.Device, cases: list[LibraryCase]) -> fl
 
 def batched(client: clmodes.Client, cases: list[LibraryCase]) -> tuple[float, int, int]:
     """(seconds, kernel builds, probe builds)."""
-    collector = clmodes.StatisticsCollector()
     probe = getattr(client.server, "compiler", None)  # absent before the compiler probe
     probes_before = probe.probes if probe is not None else 0
-    started = time.perf_counter()
-    kernels = [Kernel(source, entry, defines=dict(case.defines), options=case.options)
-               for case, source in _salted(cases) for entry in case.entries]
-    server = client.server
-    with clmodes.ProcessModeOverride(clmodes.ProcessMode.COMPILE_AND_AUTOTUNE, collector):
-        for kernel in kernels:
-            server.queue_kernel(kernel)
-        server.flush()
-    elapsed = time.perf_counter() - started
-    missing = [k.name for k in kernels if not server.is_obtained(k)]
-    if missing:
-        raise RuntimeError(f"batched side: not obtained: {missing[:5]}")
-    builds = clmodes.StatisticsReader(collector).statistics().compilation.builds
+    elapsed, builds = build_batched(client, lambda: [
+        Kernel(source, entry, defines=dict(case.defines), options=case.options)
+        for case, source in _salted(cases) for entry in case.entries])
     probes = (probe.probes if probe is not None else 0) - probes_before
     return elapsed, builds, probes
 

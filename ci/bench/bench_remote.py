@@ -7,7 +7,8 @@ from a signed bundle; and what a miss costs when the remote is down.
 Per device, once: `clmodes warm` of the workload (kernels_cl's MLP at small sizes;
 `--smoke`: `ci/bench/warm_workload.py` at 4096 elements, one rep, the default device)
 into a maker store, published to a `redis-server` this script starts on loopback (its
-own child, stopped by its pid) and exported as a signed bundle. Then per rep, the sides
+own child, stopped by its pid; the script re-runs itself in a private network and PID
+namespace first, where it can) and exported as a signed bundle. Then per rep, the sides
 in rotated order, each a fresh store and fresh processes, timed from the first process'
 start to the workload's end (`clmodes check`: the workload in EXECUTE):
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -45,6 +47,24 @@ import benchlib  # noqa: E402
 
 SELECTORS = {"pocl": "Portable Computing Language", "intel": "Intel(R) OpenCL"}
 SIDES = ("remote", "cold", "bundle", "down_refused", "down_stopped")
+
+
+NAMESPACED = "CLMODES_BENCH_REMOTE_NAMESPACED"
+UNSHARE = ["unshare", "--net", "--pid", "--fork", "--mount-proc"]
+
+
+def into_own_namespace() -> None:
+    """Re-run this script inside a private network and PID namespace, as the tests run
+    their servers: its redis-server listens on that namespace's loopback only, and it
+    ends with the namespace's first process (this script), whatever happens to it.
+    Where no namespace can be made (no `unshare`, not permitted), it runs here."""
+    if os.environ.get(NAMESPACED) or shutil.which("unshare") is None:
+        return
+    if subprocess.run([*UNSHARE, "true"], capture_output=True).returncode != 0:
+        return
+    script = "ip link set lo up && exec " + shlex.join([sys.executable, *sys.argv])
+    done = subprocess.run([*UNSHARE, "bash", "-c", script], env={**os.environ, NAMESPACED: "1"})
+    sys.exit(done.returncode)
 
 
 def free_port() -> int:
@@ -212,6 +232,7 @@ def main() -> None:
     if shutil.which("redis-server") is None:
         sys.exit("bench_remote: redis-server is not installed (Debian: apt-get install "
                  "redis-server)")
+    into_own_namespace()
     workload = "kernels_cl.workloads:mlp"
     devices: list[str | None] = [SELECTORS.get(d, d) for d in args.devices.split(",") if d]
     if args.smoke:

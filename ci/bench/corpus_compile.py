@@ -57,9 +57,15 @@ def _kernels(cases: list[Case]) -> list[Kernel]:
 
 
 def batched(client: clmodes.Client, cases: list[Case]) -> tuple[float, int]:
+    return build_batched(client, lambda: _kernels(cases))
+
+
+def build_batched(client: clmodes.Client, make) -> tuple[float, int]:
+    """Queue the kernels `make()` returns (timed too: making them is part of the side) and
+    build them as clmodes batches them: (seconds, builds). Every kernel must be obtained."""
     collector = clmodes.StatisticsCollector()
     started = time.perf_counter()
-    kernels = _kernels(cases)
+    kernels = make()
     server = client.server
     with clmodes.ProcessModeOverride(clmodes.ProcessMode.COMPILE_AND_AUTOTUNE, collector):
         for kernel in kernels:
@@ -68,7 +74,7 @@ def batched(client: clmodes.Client, cases: list[Case]) -> tuple[float, int]:
     elapsed = time.perf_counter() - started
     missing = [k.name for k in kernels if not server.is_obtained(k)]
     if missing:
-        raise RuntimeError(f"batched side: not obtained: {missing}")
+        raise RuntimeError(f"batched side: not obtained: {missing[:5]}")
     return elapsed, clmodes.StatisticsReader(collector).statistics().compilation.builds
 
 

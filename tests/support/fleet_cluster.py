@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from support.namespace import Namespaced, unshare_unusable
+
 PORT = 6379
 KINDS = ("pocl", "intel", "none")  # "none": a node with no OpenCL runtime at all
 STARTUP_SECONDS = 120
@@ -160,77 +162,27 @@ def raylet_of(node: str) -> int:
     raise LookupError(f"no raylet of node {node}")
 
 
-class FleetCluster:
+class FleetCluster(Namespaced):
     """The test's handle on a namespaced cluster: `start()` it, ask it, `close()` it."""
+
+    what = "cluster controller"
 
     def __init__(self, workdir: Path, intel_nodes: tuple[str, ...],
                  head: str = "pocl") -> None:
         self.workdir = workdir
         self.intel_nodes = intel_nodes
         self.head = head
-        self.process: subprocess.Popen | None = None
 
-    @staticmethod
-    def unusable() -> str | None:
-        """Why the namespace cannot be made here (the tests then skip), or None."""
-        try:
-            done = subprocess.run(["unshare", "--net", "--pid", "--fork", "--mount-proc",
-                                   "true"], capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.TimeoutExpired) as error:
-            return f"unshare is not usable: {error}"
-        return None if done.returncode == 0 else f"unshare refused: {done.stderr.strip()}"
+    unusable = staticmethod(unshare_unusable)
 
     def start(self, env: dict[str, str]) -> list[str]:
-        script = (f"ip link set lo up && {sys.executable} -m support.fleet_cluster "
-                  f"{self.workdir} {self.head} {' '.join(self.intel_nodes)}; exit $?")
-        self.process = subprocess.Popen(
-            ["unshare", "--net", "--pid", "--fork", "--mount-proc", "bash", "-c", script],
-            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        ready = self._answer()
-        if "ready" not in ready:
-            raise RuntimeError(ready.get("error", ready))
-        return ready["ready"]
-
-    def _answer(self) -> dict[str, Any]:
-        assert self.process is not None and self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the cluster controller ended (status {self.process.wait()})")
-        return json.loads(line)
-
-    def ask(self, op: str, **request: Any) -> dict[str, Any]:
-        assert self.process is not None and self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"op": op, **request}) + "\n")
-        self.process.stdin.flush()
-        answer = self._answer()
-        if "error" in answer:
-            raise RuntimeError(answer["error"])
-        return answer
+        return self.launch(f"{sys.executable} -m support.fleet_cluster {self.workdir} "
+                           f"{self.head} {' '.join(self.intel_nodes)}", env)
 
     def cli(self, *args: str, kill: bool = False, **env: str) -> dict[str, Any]:
         """`clmodes ARGS` run inside the namespace (a driver on the cluster's machine)."""
         argv = [sys.executable, "-m", "clmodes", *args]
         return self.ask("run_killing" if kill else "run", argv=argv, env=env)
-
-    def close(self) -> None:
-        """End the namespace's first process' only child: the namespace goes with it."""
-        if self.process is None:
-            return
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            for child in _children(self.process.pid):  # bash, PID 1 inside
-                os.kill(child, signal.SIGKILL)
-            self.process.wait(timeout=30)
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(p) for p in (task / "children").read_text().split()]
-    return found
 
 
 def main(argv: list[str]) -> int:

@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from support.namespace import Namespaced, unshare_unusable
+
 PORT = 6390
 URL = f"redis://127.0.0.1:{PORT}/0"
 
@@ -111,12 +113,11 @@ def decoded(value: Any) -> Any:
     return value
 
 
-class RemoteNamespace:
+class RemoteNamespace(Namespaced):
     """The test's handle on a namespaced redis-server: `start()`, `run(...)`, `close()`."""
 
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
-        self.process: subprocess.Popen | None = None
 
     @staticmethod
     def unusable() -> str | None:
@@ -127,38 +128,11 @@ class RemoteNamespace:
             import redis  # noqa: F401
         except ImportError:
             return "redis-py is not installed (pip install 'clmodes[remote]')"
-        try:
-            done = subprocess.run(["unshare", "--net", "--pid", "--fork", "--mount-proc", "true"],
-                                  capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.TimeoutExpired) as error:
-            return f"unshare is not usable: {error}"
-        return None if done.returncode == 0 else f"unshare refused: {done.stderr.strip()}"
+        return unshare_unusable()
 
     def start(self, env: dict[str, str], maxmemory: str | None = None) -> None:
-        script = (f"ip link set lo up && {sys.executable} -m support.remote_namespace "
-                  f"{self.workdir} {maxmemory or ''}; exit $?")
-        self.process = subprocess.Popen(
-            ["unshare", "--net", "--pid", "--fork", "--mount-proc", "bash", "-c", script],
-            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        ready = self._answer()
-        if "ready" not in ready:
-            raise RuntimeError(ready.get("error", ready))
-
-    def _answer(self) -> dict[str, Any]:
-        assert self.process is not None and self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the namespace controller ended (status {self.process.wait()})")
-        return json.loads(line)
-
-    def ask(self, op: str, **request: Any) -> dict[str, Any]:
-        assert self.process is not None and self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"op": op, **request}) + "\n")
-        self.process.stdin.flush()
-        answer = self._answer()
-        if "error" in answer:
-            raise RuntimeError(answer["error"])
-        return answer
+        self.launch(f"{sys.executable} -m support.remote_namespace {self.workdir} "
+                    f"{maxmemory or ''}", env)
 
     def run(self, argv: list[str], env: dict[str, str], timeout: float = 600) -> dict[str, Any]:
         return self.ask("run", argv=argv, env=env, timeout=timeout)
@@ -167,20 +141,6 @@ class RemoteNamespace:
         encoded = [base64.b64encode(a if isinstance(a, bytes) else str(a).encode()).decode()
                    for a in args]
         return decoded(self.ask("redis", args=encoded)["result"])
-
-    def close(self) -> None:
-        """End the controller: bash (PID 1 inside) exits and the namespace goes with it."""
-        if self.process is None:
-            return
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            for task in Path(f"/proc/{self.process.pid}/task").iterdir():
-                for child in (task / "children").read_text().split():
-                    os.kill(int(child), signal.SIGKILL)  # bash, PID 1 inside
-            self.process.wait(timeout=30)
 
 
 def main(argv: list[str]) -> int:
