@@ -43,7 +43,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import benchlib  # noqa: E402
+from support.remote_namespace import start_redis  # noqa: E402
 
 SELECTORS = {"pocl": "Portable Computing Language", "intel": "Intel(R) OpenCL"}
 SIDES = ("remote", "cold", "bundle", "down_refused", "down_stopped")
@@ -78,20 +80,7 @@ class Server:
 
     def __init__(self, folder: Path) -> None:
         self.port = free_port()
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(folder)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        import redis
-
-        client = redis.Redis(port=self.port, socket_timeout=2)
-        for _ in range(200):
-            try:
-                client.ping()
-                return
-            except redis.RedisError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
+        self.process = start_redis(self.port, folder)
 
     @property
     def url(self) -> str:

@@ -32,6 +32,27 @@ PORT = 6390
 URL = f"redis://127.0.0.1:{PORT}/0"
 
 
+def start_redis(port: int, folder: Path, maxmemory: str | None = None) -> subprocess.Popen:
+    """A redis-server on loopback `port`, without persistence, answering once returned
+    (the tests' and bench_remote's server)."""
+    argv = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+            "--appendonly", "no", "--dir", str(folder)]
+    if maxmemory:
+        argv += ["--maxmemory", maxmemory, "--maxmemory-policy", "noeviction"]
+    server = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import redis
+
+    client = redis.Redis(port=port, socket_timeout=2)
+    for _ in range(200):
+        try:
+            client.ping()
+            return server
+        except redis.RedisError:
+            time.sleep(0.05)
+    server.kill()
+    raise RuntimeError("redis-server did not start")
+
+
 class Controller:
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
@@ -39,22 +60,7 @@ class Controller:
         self.spawned: dict[int, subprocess.Popen] = {}
 
     def start_server(self, maxmemory: str | None = None) -> None:
-        argv = ["redis-server", "--port", str(PORT), "--bind", "127.0.0.1", "--save", "",
-                "--appendonly", "no", "--dir", str(self.workdir)]
-        if maxmemory:
-            argv += ["--maxmemory", maxmemory, "--maxmemory-policy", "noeviction"]
-        self.server = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL)
-        import redis
-
-        client = redis.Redis(port=PORT, socket_timeout=2)
-        for _ in range(200):
-            try:
-                client.ping()
-                return
-            except redis.RedisError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
+        self.server = start_redis(PORT, self.workdir, maxmemory)
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         op = request["op"]
