@@ -91,7 +91,7 @@ def _list_row(e: dict[str, Any], scale: float) -> list[str]:
     runner = "-"
     if e["runner_up"] is not None:
         ratio = e["runner_up_ratio"]
-        runner = e["runner_up"] + (f" (+{ratio - 1:.1%})" if ratio is not None else "")
+        runner = e["runner_up"] + (f" ({ratio - 1:+.1%})" if ratio is not None else "")
     configs = f"{e['measured']}/{e['configs']}"
     roofline = "-" if e["roofline"] is None else f"{e['roofline']:.0%}"
     return [e["tunable"], e["key"], e["winner"], number(e["winner_median_s"], scale), runner,

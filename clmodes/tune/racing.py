@@ -12,7 +12,8 @@ Racing keeps tuning cheap and fair: every candidate is warmed up, then sampled i
 (one sample each per round, rotating order, so machine noise falls on all alike); after
 `first_samples` rounds any candidate whose *fastest* sample (one more taken first) is
 slower than `drop_ratio` times the best median is dropped; the rest get more rounds, up to `total_samples` or
-until a round costs more than `sample_budget_s`; the winner has the lowest median.
+until a round costs more than `sample_budget_s`; a race ranks by median (a tune's decision is
+its final's, `finals.py`).
 
 Screening keeps tuning cost from following the size of the work: the warm-up runs are
 timed too (PoCL generates code *before* a command's START, so the device time of a first
