@@ -106,6 +106,9 @@ class CompileBench:
         self.stream = client.stream("bench-compile")
         self.ctx = client.context
         self.device = client.device.cl_device
+        # pyopencl's side builds on a context of its own: on a context clmodes manages,
+        # Program.build goes through clmodes (`clmodes.pyopencl_hooks`).
+        self.plain = cl.Context([self.device])
         n = 64
         self.n = np.int32(n)
         mf = cl.mem_flags
@@ -152,7 +155,7 @@ class CompileBench:
         source = COMPILE_SOURCE.format(salt=salt)
         built = []
         for i in indices:
-            program = cl.Program(self.ctx, source).build(
+            program = cl.Program(self.plain, source).build(
                 options=define_options(variant_defines(i, k)), devices=[self.device]
             )
             built.append(cl.Kernel(program, "bench"))

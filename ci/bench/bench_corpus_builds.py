@@ -31,7 +31,7 @@ from clmodes import Kernel  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from corpus.real_libraries import LibraryCase, library_cases  # noqa: E402
-from corpus_compile import build_batched  # noqa: E402
+from corpus_compile import build_batched, plain_context  # noqa: E402
 
 _salts = benchlib.salt_counter()
 
@@ -81,7 +81,8 @@ def batched(client: clmodes.Client, cases: list[LibraryCase]) -> tuple[float, in
 
 
 def run(client: clmodes.Client, reps: int, per_group: int | None, log) -> dict[str, dict]:
-    device, ctx = client.device.cl_device, client.context
+    device = client.device.cl_device
+    ctx = plain_context(device)  # the separate side is plain pyopencl
     groups: dict[str, list[LibraryCase]] = {}
     for case in library_cases():
         if not _runnable(case, device):

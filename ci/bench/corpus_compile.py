@@ -31,6 +31,13 @@ from corpus import CASES, Case  # noqa: E402
 _salts = itertools.count(int(time.time() * 1000) % 1_000_000_000)
 
 
+def plain_context(device: cl.Device) -> cl.Context:
+    """A context of the raw side's own: on a context clmodes manages, pyopencl's
+    `Program.build` goes through clmodes (`clmodes.pyopencl_hooks`), which would make the
+    alternative clmodes too."""
+    return cl.Context([device])
+
+
 def _runnable(case: Case, device: cl.Device) -> bool:
     extensions = device.extensions.split()
     return (("fp64" not in case.requires or "cl_khr_fp64" in extensions)
@@ -89,7 +96,7 @@ def run_corpus(client: clmodes.Client, reps: int, log,
                groups_limit: int | None = None) -> dict[str, dict[str, object]]:
     """Each group (the first `groups_limit` of them, if given) and the whole corpus."""
     device = client.device.cl_device
-    ctx = client.context
+    ctx = plain_context(device)
     groups: dict[str, list[Case]] = {}
     for case in CASES:
         if _runnable(case, device):
