@@ -33,7 +33,8 @@ import dataclasses
 
 import logging
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from clmodes.bundle.loading import check_loads
 from clmodes.bundle.signing import PublicKey
@@ -45,6 +46,8 @@ from clmodes.remote.entry import Entry, MalformedEntry, decode
 from clmodes.remote.interface import Refused, Remote, Value
 from clmodes.store import FORMAT_VERSION, BinaryRow, KernelRow, Store, StoreEntries, TuneRow
 from clmodes.store.remote_origin import BINARY, TUNE, tune_entry
+
+Row = TypeVar("Row", TuneRow, BinaryRow)
 
 log = logging.getLogger("clmodes")
 
@@ -156,13 +159,8 @@ class RemoteTier:
                 or not isinstance(content["value"], str):
             self._refuse(entry.key, "its content is not the decision it is stored as")
             return None
-        row = TuneRow(FORMAT_VERSION, model, *asked, content["value"])
-        try:
-            validate_tune(entry.key, row)
-        except BundleError as error:
-            self._refuse(entry.key, str(error).removeprefix(f"{entry.key}: "))
-            return None
-        return row
+        return self._validated(entry.key, TuneRow(FORMAT_VERSION, model, *asked, content["value"]),
+                               validate_tune)
 
     # -- binaries -----------------------------------------------------------------------
 
@@ -248,11 +246,15 @@ class RemoteTier:
             return None
         with self._lock:
             self._listed[batch] = list(listed)
-        row = BinaryRow(exact, batch, content["units"], entry.blob, content["sha256"])
+        return self._validated(entry.key, BinaryRow(exact, batch, content["units"], entry.blob,
+                                                    content["sha256"]), validate_binary)
+
+    def _validated(self, key: str, row: Row, validate: Callable[[str, Row], None]) -> Row | None:
+        """`row` if it passes the bundle import's own check, else refused (one line)."""
         try:
-            validate_binary(entry.key, row)
+            validate(key, row)
         except BundleError as error:
-            self._refuse(entry.key, str(error).removeprefix(f"{entry.key}: "))
+            self._refuse(key, str(error).removeprefix(f"{key}: "))
             return None
         return row
 
