@@ -1,5 +1,6 @@
 """Cache bundles: export, import, inspect, merge; bad bundles leave the store untouched."""
 
+import base64
 import json
 
 from clmodes.store import Store
@@ -68,11 +69,29 @@ def test_signing_and_trust_from_the_command_line(tmp_path):
     assert run_cli(user, "bundle", "sign", str(unsigned), "--key", str(other)).returncode == 0
     resigned = json.loads(run_cli(user, "bundle", "inspect", str(unsigned), "--json").stdout)
     assert resigned["trust"]["signed"] and resigned["trust"]["signer"] != fingerprint
-    data = bytearray(signed.read_bytes())
-    data[-20] ^= 1
-    signed.write_bytes(bytes(data))
+    original = signed.read_bytes()
+    signed.write_bytes(_with_one_signature_bit_flipped(original))
     bad = run_cli(user, "bundle", "import", str(signed), "--trust", f"{key}.pub", "--allow-unsigned")
     assert bad.returncode == 2 and "bad signature" in bad.stderr and "Traceback" not in bad.stderr
+    # A flipped bit in the base64 text itself may make it not base64 at all: refused too,
+    # as a damaged block, never a traceback (which one depends on the random signature).
+    text = bytearray(original)
+    text[-20] ^= 1
+    signed.write_bytes(bytes(text))
+    damaged = run_cli(user, "bundle", "import", str(signed), "--trust", f"{key}.pub", "--allow-unsigned")
+    assert damaged.returncode == 2 and len(damaged.stderr.strip().splitlines()) == 1
+    assert ("bad signature" in damaged.stderr or "damaged signature block" in damaged.stderr)
+
+
+def _with_one_signature_bit_flipped(data: bytes) -> bytes:
+    """The bundle with one bit of its decoded signature flipped, re-spelt as signing
+    writes a block: a block of the right shape whose signature does not verify."""
+    payload, block = data.split(b"CLMODES-SIGNATURE\n", 1)
+    fields = json.loads(block)
+    raw = bytearray(base64.b64decode(fields["signature"]))
+    raw[10] ^= 1
+    fields["signature"] = base64.b64encode(bytes(raw)).decode()
+    return payload + b"CLMODES-SIGNATURE\n" + json.dumps(fields, sort_keys=True).encode() + b"\n"
 
 
 def _folder_listing(folder):
