@@ -25,7 +25,9 @@ is reported as its re-measured median over that best.
 
 Figures: `within_1.05_fraction` (runs choosing at most 1.05x the best), the median and
 the worst chosen/best ratio, the median tune seconds (the record's `tune_seconds`), and
-the 1-minute load before and after. Run it with one clmodes on PYTHONPATH and then
+the 1-minute load before and after; in the JSON, the chosen configs' and the best's
+re-measured samples (min, quartiles, max), which show a config whose speed splits into
+a fast and a slow mode under load. Run it with one clmodes on PYTHONPATH and then
 another (the main branch's, say) to compare policies: the script uses only public names.
 """
 
@@ -110,6 +112,13 @@ class Remeasure:
     def medians(self) -> dict[str, float]:
         return {name: statistics.median(found) for name, found in self.samples.items()}
 
+    def spread(self, names) -> dict[str, list[float]]:
+        """Min, quartiles and max of each named config's samples: a config whose samples
+        split into a fast and a slow mode shows it here, which its median hides."""
+        return {name: [min(self.samples[name]), *statistics.quantiles(self.samples[name], n=4),
+                       max(self.samples[name])]
+                for name in names if len(self.samples[name]) >= 2}
+
 
 def summarize(runs: list[dict], medians: dict[str, float], space_size: int) -> dict:
     best = min(medians.values())
@@ -163,6 +172,9 @@ def main(argv=None) -> int:
         "summary": summary,
         "runs": runs,
         "remeasured_s": medians,
+        # the chosen configs' and the best's samples: how a choice far from the best
+        # looked in the re-measurement
+        "remeasured_spread_s": reference.spread({summary["best"], *(r["winner"] for r in runs)}),
     }
     print(f"{client.device.label}: {len(space)} configs, {args.runs} exhaustive tunes: "
           f"{summary['within_1.05_fraction']:.2f} within {TARGET}x of the best, median "

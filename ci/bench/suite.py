@@ -86,6 +86,11 @@ BENCHES: tuple[Bench, ...] = (
     Bench("pocl_native", "bench_pocl_native.py", "PoCL's first launches from imported "
           "binaries with and without their shared objects", devices="first", long=True,
           runtime="PoCL"),
+    Bench("parallel_compile", "bench_parallel_compile.py", "a generation's programs built "
+          "in threads against serially, on every CPU and on one", long=True),
+    Bench("pocl_generic", "bench_pocl_generic.py", "GEMM configs' device times with PoCL's "
+          "generic work-group functions against its specialized ones", devices="first",
+          long=True, runtime="PoCL"),
     Bench("pyopencl_code", "bench_pyopencl_code.py", "a pyopencl-array workload: cold "
           "pyopencl against a warmed clmodes process", devices="each", long=True),
     Bench("decisions", "bench_decisions.py", "20 exhaustive tunes of a 48-config GEMM "
