@@ -46,7 +46,7 @@ def measure(sides, launchable, rounds: int, per_round: int, gated: bool) -> dict
     order = ((checked, sides.stream.queue, times["checked"]),
              (unchecked, sides.stream.queue, times["unchecked"]),
              (sides.direct, sides.queue, times["pyopencl"]))
-    interleaved(sides.ctx, order, rounds, per_round, gated)
+    interleaved(sides, order, rounds, per_round, gated)
     return times
 
 
@@ -68,7 +68,7 @@ def measure_arrays(sides, rounds: int, per_round: int, gated: bool) -> dict[str,
 
     times: dict[str, list[float]] = {"checked": [], "pyopencl": []}
     order = ((clm, sides.stream.queue, times["checked"]), (direct, sides.queue, times["pyopencl"]))
-    interleaved(sides.ctx, order, rounds, per_round, gated)
+    interleaved(sides, order, rounds, per_round, gated)
     return times
 
 

@@ -1,8 +1,9 @@
 """Launch paths of `bench_core.py`: per-launch overhead and the cost of a dropped launch.
 
 Part of `bench_core.py` (parts 2 and 3 of its docstring). `stream.launch` (EXECUTE)
-against calling the pyopencl kernel directly (`set_scalar_arg_dtypes`, same context, same
-device, profiling queue), in interleaved rounds, free-running and host side only (a
+against calling the pyopencl kernel directly (`set_scalar_arg_dtypes`, same device,
+profiling queue, on a context of its own: on a context clmodes manages, pyopencl's
+`Program.build` goes through clmodes' hooks), in interleaved rounds, free-running and host side only (a
 marker waiting on a user event holds each queue during the loop); then `stream.launch` of
 the obtained kernel under COMPILE_AND_AUTOTUNE (verdict COMPILE) and COMPILE_ONLY (verdict
 QUEUE). The caller has turned PoCL's kernel cache and pyopencl's cache off.
@@ -43,8 +44,8 @@ class Sides:
     """The tiny kernel both ways: clmodes' stream and kernel, pyopencl's queue and kernel,
     one buffer each (every launch adds 1 to each element)."""
 
-    ctx: cl.Context
     stream: clmodes.Stream
+    plain: cl.Context  # the pyopencl side's own (a queue's `context` is a fresh handle)
     kernel: Kernel
     buf_clm: cl.Buffer
     queue: cl.CommandQueue
@@ -62,25 +63,28 @@ class Sides:
         for _ in range(count):
             knl(queue, GSIZE, None, buf, n)
 
+    def context_of(self, queue: cl.CommandQueue) -> cl.Context:
+        return self.stream.queue.context if queue is self.stream.queue else self.plain
+
     def finish(self) -> None:
         self.stream.finish()
         self.queue.finish()
 
 
 def make_sides(client: clmodes.Client) -> Sides:
-    ctx = client.context
     device = client.device.cl_device
+    plain = cl.Context([device])  # the raw side's own (see the docstring)
     mf = cl.mem_flags
 
-    def zeros() -> cl.Buffer:
+    def zeros(ctx: cl.Context) -> cl.Buffer:
         return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(64, np.float32))
 
     source = TINY_SOURCE.format(salt=next(_salts))
-    queue = cl.CommandQueue(ctx, device, properties=cl.command_queue_properties.PROFILING_ENABLE)
-    knl = cl.Kernel(cl.Program(ctx, source).build(devices=[device]), "tiny")
+    queue = cl.CommandQueue(plain, device, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    knl = cl.Kernel(cl.Program(plain, source).build(devices=[device]), "tiny")
     knl.set_scalar_arg_dtypes([None, np.int32])
-    return Sides(ctx, client.stream("bench-launch"), Kernel(source, "tiny"), zeros(),
-                 queue, knl, zeros())
+    return Sides(client.stream("bench-launch"), plain, Kernel(source, "tiny"), zeros(client.context),
+                 queue, knl, zeros(plain))
 
 
 def warm_up(sides: Sides) -> None:
@@ -107,18 +111,18 @@ def measure(sides: Sides, rounds: int, per_round: int,
     clm_times: list[float] = []
     pcl_times: list[float] = []
     order = ((sides.clm, sides.stream.queue, clm_times), (sides.direct, sides.queue, pcl_times))
-    interleaved(sides.ctx, order, rounds, per_round, gated)
+    interleaved(sides, order, rounds, per_round, gated)
     return clm_times, pcl_times
 
 
-def interleaved(ctx: cl.Context, order, rounds: int, per_round: int, gated: bool) -> None:
+def interleaved(sides: Sides, order, rounds: int, per_round: int, gated: bool) -> None:
     """Time each (launch function, its queue, the list its round times go to) per round,
     the order rotating; gated: each queue held by a marker on a user event meanwhile."""
     for r in range(rounds):
         for fn, q, out in rotated(order, r):
             gate = None
             if gated:
-                gate = cl.UserEvent(ctx)
+                gate = cl.UserEvent(sides.context_of(q))  # each side has its own context
                 cl.enqueue_marker(q, wait_for=[gate])
             out.append(timed(fn, per_round))
             if gate is not None:
