@@ -46,6 +46,8 @@ def shared_prefix(lines: Sequence[Sequence[LexToken]], text: str) -> Prefix | No
     None when that run includes nothing. Its text is cut from `text`, not joined from
     tokens: a line continuation's token is empty, and two prefixes differing only in
     where a line was continued must not share (their line numbers differ)."""
+    if "include" not in text:  # most units: no scan
+        return None
     depth, cut, front, front_at_cut = 0, 0, True, True
     for number, line in enumerate(lines):
         words = _words(line)
