@@ -23,8 +23,9 @@ from pcpp.ply.ply.lex import LexToken
 
 _SKIPPED = frozenset(("CPP_WS", "CPP_COMMENT1", "CPP_COMMENT2", "CPP_LINECONT"))
 _OPENS = frozenset(("if", "ifdef", "ifndef"))
-# Top-level directives that end pcpp's "front of the file" (an `#include` does not).
-_ENDS_FRONT = frozenset(("define", "undef", "if", "ifdef", "ifndef", "pragma"))
+# Top-level directives that end pcpp's "front of the file" (an `#include` does not; a
+# `#pragma` does, unless it is `once`).
+_ENDS_FRONT = frozenset(("define", "undef", "if", "ifdef", "ifndef"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +66,7 @@ def shared_prefix(lines: Sequence[Sequence[LexToken]], text: str) -> Prefix | No
             cut, front_at_cut = number + 1, front
         elif name == "pragma" and len(words) > 2 and words[2] != "once":
             front = False
-        elif name in _ENDS_FRONT - {"pragma"}:
+        elif name in _ENDS_FRONT:
             front = False
             depth += name in _OPENS
         else:
