@@ -89,6 +89,11 @@ class Launchable:
     dtypes: list[Any] | None
     unresolved: tuple[int, ...] = ()  # scalar arguments whose typedef is not resolved
     per_thread: dict[int, cl.Kernel] = dataclasses.field(default_factory=dict)
+    # The kernel `create` made, for the first thread that launches: its scalar dtypes are
+    # set then (pyopencl generates its argument code again for them), not when it is
+    # obtained: a build obtains every kernel of a program, a process launches some.
+    # A list: `pop` hands it to one thread only.
+    spare: list[cl.Kernel] = dataclasses.field(default_factory=list)
     # Buffers of other contexts crash runtimes that do not check handles (see
     # `_guards_buffers`): there, the pointer arguments' buffers are checked against the
     # ones already seen in this context (int_ptr), a new one once (its context). An
@@ -140,7 +145,7 @@ class Launchable:
                          array_slots=() if slots is not None else tuple(
                              i for i in range(num_args) if infos is None or infos[i].pointer),
                          pointer_types=dict(typed), sizes=limits, seen_sizes=limits.seen)
-        launchable._adopt(first)
+        launchable.spare.append(first)
         if slots is not None:
             released.watch(launchable)
         return launchable
@@ -149,6 +154,12 @@ class Launchable:
         """A buffer at this address was released: the next one there may be any
         context's, so it is checked again."""
         self.known_buffers.discard(int_ptr)
+
+    def _new_kernel(self) -> cl.Kernel:
+        try:
+            return self.spare.pop()
+        except IndexError:
+            return cl.Kernel(self.program, self.entry)
 
     def _adopt(self, kernel: cl.Kernel) -> cl.Kernel:
         if self.dtypes is not None:
@@ -183,7 +194,7 @@ class Launchable:
             self.last_sizes = (global_size, local_size)
         kernel = self.per_thread.get(threading.get_ident())
         if kernel is None:
-            kernel = self._adopt(cl.Kernel(self.program, self.entry))
+            kernel = self._adopt(self._new_kernel())
         # What would crash the process instead of failing: a released buffer (one dict
         # test while none is), a buffer of another context where the runtime follows it
         # (per pointer argument: a class test and a set lookup). Inline: a call costs

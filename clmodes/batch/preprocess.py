@@ -27,18 +27,22 @@ Why pcpp and not libclang: ARCHITECTURE.md has the measurement.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import io
+import itertools
 import logging
 import re
+import threading
 
 import pcpp
-from pcpp.parser import Action, OutputDirective
+from pcpp.parser import Action, OutputDirective, trigraph
 from pcpp.ply.ply.lex import LexToken
 
 from clmodes.batch.predefined import FEATURE_CHECKS, CompilerMacros
-from clmodes.includes import include_dirs, pyopencl_include_dirs
+from clmodes.batch.prefix import Prefix, shared_prefix
+from clmodes.includes import include_dirs, included_digest, pyopencl_include_dirs
 
 log = logging.getLogger("clmodes")
 
@@ -113,6 +117,13 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         # pcpp's macro objects are replaced, never changed, by (re)definition: a copy of
         # the template's table is this unit's own.
         self.macros = dict(template.macros)
+        # Which of the unit's own lines pcpp reads (`_Resumable`): all, its shared
+        # prefix only, or what follows it; and whether pcpp's start of that rest must
+        # be made to look like the middle of the file it is alone.
+        self.main_lines = slice(None)
+        self.resuming = False
+        self.front = True
+        self.main_source: str | None = None
 
     def _unknown(self, name: str, arithmetic: bool = False) -> None:
         if name in self.symbolic:
@@ -179,21 +190,59 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         return frozenset(self.symbolic_reads) if clean else frozenset()
 
     def group_lines(self, input, abssource):  # type: ignore[no-untyped-def]
-        for line in _lines(input, abssource):
+        lines = _lines(input, abssource)
+        if self.main_lines != slice(None):  # the first file asked for is the unit itself
+            lines, self.main_lines = lines[self.main_lines], slice(None)
+        for line in lines:
             yield [_copy_token(t) for t in line]
 
-    # -- pcpp hooks ------------------------------------------------------------------
+    # -- a shared prefix: the state after it, and resuming from it -----------------------
 
-    def on_error(self, file: str, line: int, msg: str) -> None:
-        self.problems.append(f"preprocessing {file}:{line}: {msg}")
-        self.return_code += 1
+    def snapshot(self, tokens: tuple[LexToken, ...], front: bool) -> "_Resumable":
+        continued = any(t.type == self.t_LINECONT for t in tokens)
+        return _Resumable(
+            tokens, continued, front, dict(self.macros), dict(self.include_once), self.return_code,
+            frozenset(self.symbolic_reads), tuple(self.problems), tuple(self.unknown),
+            frozenset(self.guards), self.pending_guard, tuple(self.extensions),
+            self.fp_contract)
+
+    def resume(self, state: "_Resumable", source: str, skip: int) -> None:
+        """Parse `source` from its pcpp line `skip` on, as if its first `skip` lines had
+        just been read (`state`): their output first, then the rest. The start of the
+        rest is pcpp's start of a file: its call of `on_potential_include_guard` there is
+        none alone, and past the front (`state.front`) neither is one for the unit's own
+        `#ifndef` (`on_potential_include_guard` drops both)."""
+        self.macros, self.include_once = dict(state.macros), dict(state.include_once)
+        self.return_code = state.return_code
+        self.symbolic_reads, self.problems = set(state.symbolic_reads), list(state.problems)
+        self.unknown = dict.fromkeys(state.unknown)
+        self.guards, self.pending_guard = set(state.guards), state.pending_guard
+        self.extensions, self.fp_contract = list(state.extensions), state.fp_contract
+        self.main_lines, self.resuming, self.front = slice(skip, None), True, state.front
+        self.parse(source, _MAIN)
+        # `write` changes a token only next to a line continuation's: the others are
+        # handed out as they are (copying them was most of a resumed unit's time).
+        tokens = map(_copy_token, state.tokens) if state.continued else state.tokens
+        # pcpp's `parser` is untyped (its __init__ sets None); `write` reads it.
+        self.parser = itertools.chain(tokens, self.parser)  # type: ignore[has-type]
+
+    # -- pcpp hooks ------------------------------------------------------------------
 
     def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # type: ignore[no-untyped-def]
         self.problems.append(f"#include {includepath} is not found here")
         raise OutputDirective(Action.IgnoreAndRemove)
 
     def on_potential_include_guard(self, macro: str | None) -> None:
+        if self.resuming:  # the rest's start of file (`resume`)
+            self.resuming, self.main_source = False, self.source
+            return
+        if macro and not self.front and self.source == self.main_source:
+            return  # alone, pcpp is past the unit's front here
         self.pending_guard = macro or None
+
+    def on_error(self, file: str, line: int, msg: str) -> None:
+        self.problems.append(f"preprocessing {file}:{line}: {msg}")
+        self.return_code += 1
 
     def on_unknown_macro_in_defined_expr(self, tok):  # type: ignore[no-untyped-def]
         self._unknown(tok.value)
@@ -289,6 +338,94 @@ def _template(macros: CompilerMacros) -> pcpp.Preprocessor:
     return template
 
 
+@dataclasses.dataclass(frozen=True)
+class _Resumable:
+    """A preprocessor's state after a unit's shared prefix (`prefix.shared_prefix`): the
+    tokens it yielded and everything it and the unit's bookkeeping keep across lines.
+    pcpp's tables are copied out and in, never shared: a unit redefining a macro
+    replaces the entry in its own copy."""
+
+    tokens: tuple[LexToken, ...]
+    continued: bool  # a line continuation among them (`resume`)
+    front: bool
+    macros: dict[str, object]
+    include_once: dict[str, object]
+    return_code: int
+    symbolic_reads: frozenset[str]
+    problems: tuple[str, ...]
+    unknown: tuple[str, ...]  # in the order met: the first refusal is reported
+    guards: frozenset[str]
+    pending_guard: str | None
+    extensions: tuple[str, ...]
+    fp_contract: bool
+
+
+_MemoKey = tuple[str, tuple[tuple[str, str | None], ...], tuple[str, ...], CompilerMacros,
+                 frozenset[str], str | None]
+_PREFIXES = 64
+_prefixes: collections.OrderedDict[_MemoKey, _Resumable | None] = collections.OrderedDict()
+_prefixes_lock = threading.Lock()
+
+
+def _after_prefix(
+    prefix: Prefix, source: str, defines: tuple[tuple[str, str | None], ...], options: tuple[str, ...],
+    macros: CompilerMacros, symbolic: frozenset[str],
+) -> _Resumable | None:
+    """The state after `prefix`, made once per prefix text, defines, options, compiler
+    macros, symbolic set and the digest of what the prefix itself includes (an edited
+    header is expanded again; the rest of the unit's includes do not split the memo).
+    None: the prefix cannot be resumed from (pcpp failed, or the cut was inside a
+    conditional after all); the unit is then preprocessed whole."""
+    key = (prefix.text, defines, options, macros, symbolic,
+           included_digest(prefix.text, options, dict(defines)))
+    with _prefixes_lock:
+        if key in _prefixes:
+            _prefixes.move_to_end(key)
+            return _prefixes[key]
+    pre = _unit_preprocessor(defines, options, macros, symbolic)
+    pre.main_lines = slice(prefix.lines)
+    try:
+        pre.parse(source, _MAIN)
+        tokens = tuple(pre.parser)
+    except Exception:  # pcpp raises plain exceptions on malformed input: the whole unit says
+        state = None
+    else:
+        cut_inside = any("Unterminated" in p for p in pre.problems)
+        state = None if cut_inside else pre.snapshot(tokens, prefix.front)
+    with _prefixes_lock:
+        _prefixes[key] = state
+        while len(_prefixes) > _PREFIXES:
+            _prefixes.popitem(last=False)
+    return state
+
+
+def _unit_preprocessor(defines: tuple[tuple[str, str | None], ...], options: tuple[str, ...],
+                       macros: CompilerMacros, symbolic: frozenset[str]) -> _UnitPreprocessor:
+    pre = _UnitPreprocessor(macros, symbolic)
+    for directory in [*include_dirs(options), *pyopencl_include_dirs()]:
+        pre.add_path(directory)
+    for name, value in defines:
+        pre.define(f"{name} {'1' if value is None else value}")
+    return pre
+
+
+def _parsed(source: str, defines: tuple[tuple[str, str | None], ...], options: tuple[str, ...],
+            macros: CompilerMacros, symbolic: frozenset[str]) -> _UnitPreprocessor:
+    """A preprocessor ready to write the unit: from its shared prefix's state where it has
+    one, else from its first line."""
+    text = trigraph(source)  # what pcpp lexes
+    prefix = shared_prefix(_lines(text, _MAIN), text)
+    state = None if prefix is None else _after_prefix(
+        prefix, source, defines, options, macros, symbolic)
+    if prefix is None or state is None:
+        pre = _unit_preprocessor(defines, options, macros, symbolic)
+        pre.parse(source, _MAIN)
+        return pre
+    pre = _unit_preprocessor((), options, macros, symbolic)  # the state has the defines
+    pre.resume(state, source, prefix.lines)
+    return pre
+
+
 @functools.lru_cache(maxsize=2048)
 def preprocess(
     source: str,
@@ -301,19 +438,16 @@ def preprocess(
     """One unit preprocessed alone (cached: tunables preprocess the same units often).
     `symbolic`: define names left undefined (see `_UnitPreprocessor`). `includes`: the
     digest of the files it includes (`Kernel.includes`), read only as part of the cache
-    key, so that a header edited during the process is preprocessed again."""
+    key, so that a header edited during the process is preprocessed again. The text is
+    exactly what preprocessing the unit from its first line writes, also where the
+    expansion of its shared include prefix comes from another unit (`_after_prefix`)."""
     if macros.unsupported:
         return Preprocessed(None, macros.unsupported)
     if _UNSTABLE.search(source):
         return Preprocessed(None, "it uses __FILE__, __DATE__, __TIME__ or __COUNTER__")
-    pre = _UnitPreprocessor(macros, symbolic)
-    for directory in [*include_dirs(options), *pyopencl_include_dirs()]:
-        pre.add_path(directory)
-    for name, value in defines:
-        pre.define(f"{name} {'1' if value is None else value}")
     out = io.StringIO()
     try:
-        pre.parse(source, _MAIN)
+        pre = _parsed(source, defines, options, macros, symbolic)
         pre.write(out)
     except Exception as error:  # pcpp raises plain exceptions on malformed input
         return Preprocessed(None, f"pcpp failed: {type(error).__name__}: {error}")

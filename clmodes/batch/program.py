@@ -107,10 +107,18 @@ def _lone(unit: Unit, macros: CompilerMacros, ask: Ask | None) -> PreparedUnit:
     launch converting a Python scalar for `real_t` needs the active branch's, through
     macros and headers: `typedef REAL real_t`, `#include "types.h"`): on a big unit
     without any (clpeak's kernels) preprocessing is a real part of its build (ARCHITECTURE)."""
-    if "#include" not in unit.source and not raw_typedefs(tokenize(unit.render_alone())):
+    if "#include" not in unit.source and not _typedefs(unit):
         # No typedef anywhere: argument info names only builtin types, nothing to settle.
         return PreparedUnit(unit, None, "the only unit of its build options in the queue", ())
     return prepare_asking(unit, macros, ask)
+
+
+def _typedefs(unit: Unit) -> dict[str, str | None]:
+    """The unit's typedefs in any branch; a text without the word `typedef` has none
+    without being tokenized: tokenizing a big unit (clpeak's kernels) is a real part of
+    its build, for nothing."""
+    text = unit.render_alone()
+    return raw_typedefs(tokenize(text)) if "typedef" in text else {}
 
 
 def plan(

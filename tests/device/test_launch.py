@@ -131,6 +131,30 @@ def test_concurrent_launches_of_one_kernel(client):
         assert values.tolist() == [50.0 * index] * 32
 
 
+def test_a_kernel_obtained_on_one_thread_first_launches_on_another(client):
+    """Scalar dtypes are set at a thread's first launch, not when the kernel is obtained:
+    the kernel made at obtain goes to whichever thread launches first, once."""
+    kernel = Kernel(fresh(ADD), "add")
+    main = client.stream("obtaining")
+    buf = cla.zeros(main.queue, 8, np.float32)
+    with ProcessModeOverride(ProcessMode.COMPILE_ONLY):
+        main.launch(kernel, 8, None, buf.data, 1.0, 8)
+    assert buf.get().tolist() == [0.0] * 8  # compile only: nothing ran
+    results = {}
+
+    def worker() -> None:
+        stream = client.stream("first-launch")
+        out = cla.zeros(stream.queue, 8, np.float32)
+        stream.launch(kernel, 8, None, out.data, 2.5, 8)
+        results["worker"] = out.get().tolist()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    main.launch(kernel, 8, None, buf.data, 1.5, 8)
+    assert results["worker"] == [2.5] * 8 and buf.get().tolist() == [1.5] * 8
+
+
 def test_same_stream_name_same_stream(client):
     assert client.stream("x") is client.stream("x")
     assert client.stream("x") is not client.stream("y")
