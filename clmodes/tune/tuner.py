@@ -43,7 +43,7 @@ from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
 from clmodes.tune.spending import Spending
 from clmodes.tune.spreading import measurer_for
-from clmodes.tune.strategies.running import drive
+from clmodes.tune.strategies.running import Tell, drive
 
 log = logging.getLogger("clmodes")
 
@@ -97,8 +97,8 @@ class Tuner:
         self.checker.start(inputs)  # a snapshot, before any candidate writes them
         search = self.candidates.start(self.caller.device)
         search.tell(self._reuse(inputs))
-        drive(search, lambda generation: self._measure(generation, inputs), self._limit,
-              lambda: self.measurer.exhausted(self.spending))
+        drive(search, lambda generation, tell: self._measure(generation, inputs, tell),
+              self._limit, lambda: self.measurer.exhausted(self.spending))
         return self.measurer.decide(lambda: self._decide(inputs))
 
     def _scratch_inputs(self) -> tuple[object, ...]:
@@ -145,17 +145,23 @@ class Tuner:
             self.gather_failures[name] = f"failed while gathering its kernels: {error}"
             return None
 
-    def _measure(self, generation: list[str], inputs: tuple[object, ...]) -> dict[str, float | None]:
-        """Gather, build in one batch, race (the measurer's part of it here); keep every
-        result as it is known, others' too; what to tell the search."""
+    def _measure(self, generation: list[str], inputs: tuple[object, ...],
+                 tell: Tell) -> dict[str, float | None]:
+        """Gather, build in one batch, race (each part the measurer measures here, its
+        results told as soon as it is raced); keep every result as it is known, others'
+        too; what to tell the search. A name no part measured (the time budget ran out
+        first) is neither told nor counted as measured."""
         self.spending.measured.update(generation)
-        foreign = self.measurer.measure(generation, lambda part: self._measure_here(part, inputs),
-                                        self.spending)
+        foreign = self.measurer.measure(
+            generation, lambda part: self._measure_here(part, inputs, tell), self.spending)
         for name, (entry, node) in foreign.items():
             self._keep_shared(name, entry, node)
-        return {name: self.known.median(name) for name in generation}
+        self.spending.measured.difference_update(
+            name for name in generation if name not in self.results)
+        return {name: self.known.median(name) for name in generation if name in self.results}
 
-    def _measure_here(self, names: list[str], inputs: tuple[object, ...]) -> dict[str, Entry]:
+    def _measure_here(self, names: list[str], inputs: tuple[object, ...],
+                      tell: Tell) -> dict[str, Entry]:
         identities = {name: self._gather(name, inputs) for name in names}
         for name in self.checker.extra(names):  # the reference, when it has not run
             self._gather(name, inputs)
@@ -178,6 +184,7 @@ class Tuner:
                 self.known.keep(name, identity, self.checker.marked(
                     name, CandidateMeasurement.dropped(dropped.get(name, "not measured"))),
                     race_index)
+        tell({name: self.known.median(name) for name in names})
         return {name: self.results[name].measurement.with_identity(
             self.results[name].identity).to_entry() for name in names}
 
