@@ -1,5 +1,8 @@
 """A miss measured: generations gathered and built in one batch each, raced, persisted as
 they are taken, the finalists raced against each other in a final, the decision recorded.
+Under a time budget a generation is measured in slices (`Spending.next_slice`: one batch
+and one race each, each slice's results told to the search as soon as it is raced), so
+the first result comes after one config and the budget is not overshot by a generation.
 
 What it reuses: measurements already in the store for the same key and the same
 candidate *identity* (`identity.py`) — taken by a tune that was killed, by a smaller set
