@@ -17,12 +17,16 @@ it keeps its own.
 from __future__ import annotations
 
 import dataclasses
+import logging
+import time
 from collections.abc import Callable
 from typing import Protocol
 
 from clmodes.records.tune import SpreadInfo, TuneRecord
 from clmodes.tune.sharing import Entry
 from clmodes.tune.spending import Spending
+
+log = logging.getLogger("clmodes")
 
 MeasureHere = Callable[[list[str]], dict[str, Entry]]  # a part measured here: its entries
 Foreign = dict[str, tuple[Entry, str]]  # name -> (its entry, the node that measured it)
@@ -54,8 +58,10 @@ class Measurer(Protocol):
 
 @dataclasses.dataclass(frozen=True)
 class Local:
-    """A tune measured whole here: every name, the budget on time and count, the
-    decision re-raced here."""
+    """A tune measured whole here: every name, in slices paced by the budget
+    (`Spending.next_slice`: the first result early, the time budget not overshot), the
+    budget on time and count, the decision re-raced here. What no slice measured (the
+    time ran out) is not built and not told: the tuner keeps only what was measured."""
 
     @property
     def node(self) -> str:
@@ -65,7 +71,16 @@ class Local:
         return names
 
     def measure(self, names: list[str], here: MeasureHere, spending: Spending) -> Foreign:
-        here(names)
+        left = list(names)
+        while left:
+            count = spending.next_slice(len(left))
+            if count == 0:
+                log.info("time budget: %d configs of the generation left unmeasured", len(left))
+                break
+            part, left = left[:count], left[count:]
+            started = time.perf_counter()
+            here(part)
+            spending.note_cost(len(part), time.perf_counter() - started)
         return {}
 
     def exhausted(self, spending: Spending) -> bool:

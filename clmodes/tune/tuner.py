@@ -1,5 +1,8 @@
 """A miss measured: generations gathered and built in one batch each, raced, persisted as
 they are taken, the finalists raced against each other in a final, the decision recorded.
+Under a time budget a generation is measured in slices (`Spending.next_slice`: one batch
+and one race each, each slice's results told to the search as soon as it is raced), so
+the first result comes after one config and the budget is not overshot by a generation.
 
 What it reuses: measurements already in the store for the same key and the same
 candidate *identity* (`identity.py`) — taken by a tune that was killed, by a smaller set
@@ -43,7 +46,7 @@ from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
 from clmodes.tune.spending import Spending
 from clmodes.tune.spreading import measurer_for
-from clmodes.tune.strategies.running import drive
+from clmodes.tune.strategies.running import Tell, drive
 
 log = logging.getLogger("clmodes")
 
@@ -97,8 +100,8 @@ class Tuner:
         self.checker.start(inputs)  # a snapshot, before any candidate writes them
         search = self.candidates.start(self.caller.device)
         search.tell(self._reuse(inputs))
-        drive(search, lambda generation: self._measure(generation, inputs), self._limit,
-              lambda: self.measurer.exhausted(self.spending))
+        drive(search, lambda generation, tell: self._measure(generation, inputs, tell),
+              self._limit, lambda: self.measurer.exhausted(self.spending))
         return self.measurer.decide(lambda: self._decide(inputs))
 
     def _scratch_inputs(self) -> tuple[object, ...]:
@@ -145,17 +148,23 @@ class Tuner:
             self.gather_failures[name] = f"failed while gathering its kernels: {error}"
             return None
 
-    def _measure(self, generation: list[str], inputs: tuple[object, ...]) -> dict[str, float | None]:
-        """Gather, build in one batch, race (the measurer's part of it here); keep every
-        result as it is known, others' too; what to tell the search."""
+    def _measure(self, generation: list[str], inputs: tuple[object, ...],
+                 tell: Tell) -> dict[str, float | None]:
+        """Gather, build in one batch, race (each part the measurer measures here, its
+        results told as soon as it is raced); keep every result as it is known, others'
+        too; what to tell the search. A name no part measured (the time budget ran out
+        first) is neither told nor counted as measured."""
         self.spending.measured.update(generation)
-        foreign = self.measurer.measure(generation, lambda part: self._measure_here(part, inputs),
-                                        self.spending)
+        foreign = self.measurer.measure(
+            generation, lambda part: self._measure_here(part, inputs, tell), self.spending)
         for name, (entry, node) in foreign.items():
             self._keep_shared(name, entry, node)
-        return {name: self.known.median(name) for name in generation}
+        self.spending.measured.difference_update(
+            name for name in generation if name not in self.results)
+        return {name: self.known.median(name) for name in generation if name in self.results}
 
-    def _measure_here(self, names: list[str], inputs: tuple[object, ...]) -> dict[str, Entry]:
+    def _measure_here(self, names: list[str], inputs: tuple[object, ...],
+                      tell: Tell) -> dict[str, Entry]:
         identities = {name: self._gather(name, inputs) for name in names}
         for name in self.checker.extra(names):  # the reference, when it has not run
             self._gather(name, inputs)
@@ -178,6 +187,7 @@ class Tuner:
                 self.known.keep(name, identity, self.checker.marked(
                     name, CandidateMeasurement.dropped(dropped.get(name, "not measured"))),
                     race_index)
+        tell({name: self.known.median(name) for name in names})
         return {name: self.results[name].measurement.with_identity(
             self.results[name].identity).to_entry() for name in names}
 

@@ -148,3 +148,62 @@ def test_a_changed_start_is_a_new_decision(stream):
     assert one.tune_key(stream, (out, x, 1024)) != other.tune_key(stream, (out, x, 1024))
     assert started("same", FIRST[:1]).tune_key(stream, (out, x, 1024)) == \
         one.tune_key(stream, (out, x, 1024))
+
+
+# -- a time budget: measured in slices, each told as it is raced ----------------------------
+
+
+class Watched:
+    """A strategy whose searches note each tell (its repr is the inner one's, so the
+    tunable's checksum is too)."""
+
+    def __init__(self, inner, told: list) -> None:
+        self.inner, self.told = inner, told
+
+    def __repr__(self) -> str:
+        return repr(self.inner)
+
+    def start(self, space):
+        return _WatchedSearch(self.inner.start(space), self.told)
+
+
+class _WatchedSearch:
+    def __init__(self, inner, told: list) -> None:
+        self.inner, self.told = inner, told
+
+    def ask(self):
+        return self.inner.ask()
+
+    def tell(self, results) -> None:
+        if results:  # the tuner tells what the store held first, here nothing
+            self.told.append(dict(results))
+        self.inner.tell(results)
+
+
+def test_a_time_budget_measures_in_slices_each_told_as_raced(stream, collector, build_spy):
+    """Under `Budget(seconds=)` the first result is one config's, each slice is one
+    build, every config is told once, and the decision is still a config that computes."""
+    from clmodes import Kernel
+    from clmodes.tune import Budget, Exhaustive
+
+    name = unique("paced")
+    told: list[dict] = []
+
+    def launch(stream, config, out, x, n):
+        source = f"{spaced.BODIES[config['BODY']]}\n/* {name} */\n"
+        kernel = Kernel(source, "twice", defines={"ITEMS": config["ITEMS"], "WG": config["WG"]})
+        groups = -(-n // (config["ITEMS"] * config["WG"]))
+        return stream.launch(kernel, groups * config["WG"], config["WG"], out.data, x.data, n)
+
+    tunable = Tunable(name, key=lambda out, x, n: {"n": n}, space=spaced.space(), launch=launch,
+                      strategy=Watched(Exhaustive(generation=8), told),
+                      budget=Budget(seconds=600))
+    out, x = buffers(stream, 1024)
+    with ProcessModeOverride(ProcessMode.EXECUTE, collector):
+        tunable(stream, out, x, 1024)
+    names = [n for results in told for n in results]
+    assert len(told[0]) == 1  # the first result after one config, not a generation
+    assert len(names) == len(set(names)) == len(spaced.space())  # each once, all measured
+    assert build_spy.calls == len(told)  # one build per slice (the final builds nothing)
+    assert record_of(tunable, stream, (out, x, 1024))["measured_here"] == len(names)
+    np.testing.assert_allclose(out.get(), 2 * x.get())

@@ -7,6 +7,16 @@ of a config: recorded or synthetic measurements). Why one loop: the strategy ben
 figures used to come from a loop the real tune did not use; now only the measurer
 differs, and what a strategy is asked and told is the same in both.
 
+Why `measure` is handed `tell`: a generation can take a long time to measure (on PoCL
+each config's first launch generates its code; on Intel each config's compile is most of
+its cost), and a result known early is worth telling early: the tune's time to quality
+is when the strategy (and whoever watches it) knows the best config, not when the last
+config of its generation was raced. A measurer that measures in slices tells each
+slice's results as they are known; whatever it returns that it did not tell is told
+then, and nothing is told twice. The search is still asked only once its whole
+generation has been told, so what it proposes does not depend on how the generation was
+sliced.
+
 `run_search` counts its budget with the tuner's `Spending` (one budget check), but its
 measurer is not a `tune.measurer.Measurer`: that protocol is about candidate names, the
 entries a ledger carries and the record a decision makes, and a pure-Python objective
@@ -25,6 +35,7 @@ from clmodes.tune.space import Config, TuningSpace
 from clmodes.tune.strategies.base import Results, Strategy
 
 Item = TypeVar("Item")  # what a search proposes: configs, or candidate names
+Tell = Callable[[Results], None]  # results known before the generation is done
 
 
 class Asking(Protocol[Item]):
@@ -32,16 +43,25 @@ class Asking(Protocol[Item]):
     def tell(self, results: Results) -> None: ...
 
 
-def drive(search: Asking[Item], measure: Callable[[list[Item]], Mapping[str, float | None]],
+def drive(search: Asking[Item],
+          measure: Callable[[list[Item], Tell], Mapping[str, float | None]],
           limit: Callable[[list[Item]], list[Item]] = list,
           exhausted: Callable[[], bool] = lambda: False) -> None:
     """Ask, trim (`limit`: a budget), measure, tell, until the search proposes nothing or
-    `exhausted()` says the budget is spent."""
+    `exhausted()` says the budget is spent. `measure(generation, tell)` may tell part of
+    its results early; the rest of what it returns is told when it returns."""
     while not exhausted():
         generation = limit(search.ask())
         if not generation:
             return
-        search.tell(measure(generation))
+        told: set[str] = set()
+
+        def tell(results: Results) -> None:
+            fresh = {name: seconds for name, seconds in results.items() if name not in told}
+            if fresh:
+                told.update(fresh)
+                search.tell(fresh)
+        tell(measure(generation, tell))
 
 
 def run_search(space: TuningSpace, strategy: Strategy,
@@ -55,7 +75,7 @@ def run_search(space: TuningSpace, strategy: Strategy,
     measured: dict[str, float | None] = {}
     spending = Spending(budget)
 
-    def measure_all(generation: Sequence[Config]) -> dict[str, float | None]:
+    def measure_all(generation: Sequence[Config], tell: Tell) -> dict[str, float | None]:
         results = {space.name(c): measure(c) for c in generation}
         measured.update(results)
         spending.measured.update(results)
