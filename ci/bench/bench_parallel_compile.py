@@ -34,7 +34,6 @@ import json  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
@@ -115,11 +114,7 @@ def child(args) -> int:
 def measure(args, cpus: int) -> dict:
     command = [sys.executable, __file__, "--child", str(cpus), "--configs", str(args.configs),
                "--threads", str(args.threads), "--n", str(args.n), "--reps", str(args.reps)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        tail = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
-        raise SystemExit(f"bench_parallel_compile: the {cpus}-CPU child failed: {tail[0]}")
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = benchlib.child_json(command, f"bench_parallel_compile: the {cpus}-CPU child")
     medians = {s: statistics.median(found["seconds"][s]) for s in SETTINGS}
     return {"device": found["device"], "seconds": found["seconds"], "median_s": medians,
             "ratio_threads_over_serial": medians["threads"] / medians["serial"]}

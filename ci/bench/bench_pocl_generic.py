@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 
 import benchlib
@@ -101,11 +100,7 @@ def run_child(args, setting: str) -> dict:
         env[VARIABLE] = SETTINGS[setting]
     command = [sys.executable, __file__, "--child", "--subspace", str(args.subspace),
                "--n", str(args.n), "--rounds", str(args.rounds), *(["--smoke"] if args.smoke else [])]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"bench_pocl_generic: the {setting} child failed: "
-                         f"{done.stderr.strip().splitlines()[-1:] or done.returncode}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return benchlib.child_json(command, f"bench_pocl_generic: the {setting} child", env)
 
 
 def summarize(medians: dict[str, list[dict[str, float]]]) -> dict:

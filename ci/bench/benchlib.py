@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -190,6 +191,17 @@ def write_json(path: str | os.PathLike | None, results: object, *, newline: bool
             json.dump(results, handle, indent=2, default=default)
             if newline:
                 handle.write("\n")
+
+
+def child_json(command: Sequence[str], what: str, env: dict[str, str] | None = None) -> dict:
+    """Run a benchmark's child process (one setting per process: an environment variable
+    a runtime reads when it loads, a CPU affinity) and return the JSON object its last
+    stdout line prints; a failed child ends the benchmark with one line naming `what`."""
+    done = subprocess.run(list(command), env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+        raise SystemExit(f"{what} failed: {tail[0]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def dist_version(name: str) -> str | None:
