@@ -31,10 +31,10 @@ import collections
 import dataclasses
 import functools
 import io
-import itertools
 import logging
 import re
 import threading
+from collections.abc import Sequence
 
 import pcpp
 from pcpp.parser import Action, OutputDirective, trigraph
@@ -71,6 +71,18 @@ class Preprocessed:
     # Names and feature-check calls only the compiler can answer, when they were all that
     # went wrong: asked and answered, the unit may batch.
     unknown: frozenset[str] = frozenset()
+    # Set when the unit was continued from its shared include prefix's state: `text` is
+    # then that prefix's output followed by the rest's, and a batch may hold the prefix's
+    # output once for all the units that continue from it (`batch/unit.py`).
+    shared: "SharedPrefix | None" = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SharedPrefix:
+    """A unit's output cut where its shared include prefix ends."""
+
+    text: str  # what the prefix writes (the start of `Preprocessed.text`)
+    rest: str  # what the rest of the unit writes on its own: it starts with its `#line`
 
 
 def _copy_token(token: LexToken) -> LexToken:
@@ -199,9 +211,11 @@ class _UnitPreprocessor(pcpp.Preprocessor):
     # -- a shared prefix: the state after it, and resuming from it -----------------------
 
     def snapshot(self, tokens: tuple[LexToken, ...], front: bool) -> "_Resumable":
-        continued = any(t.type == self.t_LINECONT for t in tokens)
+        replay = self.replay_of(tokens)
+        replay_written = self.written(replay)
         return _Resumable(
-            tokens, continued, front, dict(self.macros), dict(self.include_once), self.return_code,
+            tokens, self.written(tokens, owned=True), replay, replay_written,
+            front, dict(self.macros), dict(self.include_once), self.return_code,
             frozenset(self.symbolic_reads), tuple(self.problems), tuple(self.unknown),
             frozenset(self.guards), self.pending_guard, tuple(self.extensions),
             self.fp_contract)
@@ -220,11 +234,56 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         self.extensions, self.fp_contract = list(state.extensions), state.fp_contract
         self.main_lines, self.resuming, self.front = slice(skip, None), True, state.front
         self.parse(source, _MAIN)
-        # `write` changes a token only next to a line continuation's: the others are
-        # handed out as they are (copying them was most of a resumed unit's time).
-        tokens = map(_copy_token, state.tokens) if state.continued else state.tokens
+
+    def written(self, tokens: Sequence[LexToken], owned: bool = False) -> str:
+        """What `write` makes of `tokens` from a fresh start. It changes a token only next
+        to a line continuation's (a space before it becomes one character, which writing
+        again leaves as it is), so only then is it handed copies, and not when the tokens
+        are this preprocessor's own (`owned`): copying a header's tokens was most of the
+        time its prefix took."""
+        continued = not owned and any(t.type == self.t_LINECONT for t in tokens)
         # pcpp's `parser` is untyped (its __init__ sets None); `write` reads it.
-        self.parser = itertools.chain(tokens, self.parser)  # type: ignore[has-type]
+        self.parser = map(_copy_token, tokens) if continued else iter(tokens)  # type: ignore[has-type]
+        out = io.StringIO()
+        self.write(out)
+        return out.getvalue()
+
+    def continuing(self, state: "_Resumable", rest: list[LexToken]) -> str | None:
+        """The unit's whole output, given the prefix's (`state.written`) and the rest's
+        tokens, without writing the prefix's tokens again. `write` carries three things
+        from line to line (the last line number, the last file, pending blank lines);
+        writing the prefix's last non-blank line and its trailing blank lines first puts
+        it in exactly the state the whole prefix leaves. None: the replay did not start
+        as it wrote alone (never seen; the caller then writes everything)."""
+        out = self.written([*state.replay, *rest])
+        if not out.startswith(state.replay_written):
+            return None
+        return state.written + out[len(state.replay_written):]
+
+    def replay_of(self, tokens: tuple[LexToken, ...]) -> tuple[LexToken, ...]:
+        """What puts `write` in the state `tokens` leave it in: their last line it would not
+        skip as blank, cut to what that state reads of it (its first token's line and file,
+        its comments' newlines: a header's last line can be a macro's expansion of
+        thousands of tokens), and the blank lines after it."""
+        start, end, line_start, blank = 0, 0, 0, True
+        for index, token in enumerate(tokens):
+            if token.type in self.ignore:
+                continue
+            if token.value and token.value[0] == "\n":
+                if not blank:
+                    start, end = line_start, index + 1
+                line_start, blank = index + 1, True
+            elif token.type not in self.t_WS:
+                blank = False
+        if not blank:  # a last line without its newline: the rest continues it
+            return tokens[line_start:]
+        line = tokens[start:end]
+        if not line:
+            return tokens
+        kept = [line[0], *(t for t in line[1:-1] if t.type == self.t_COMMENT1)]
+        if all(t.type in self.t_WS for t in kept):
+            kept.append(next(t for t in line if t.type not in self.t_WS))
+        return (*kept, line[-1], *tokens[end:])
 
     # -- pcpp hooks ------------------------------------------------------------------
 
@@ -340,13 +399,15 @@ def _template(macros: CompilerMacros) -> pcpp.Preprocessor:
 
 @dataclasses.dataclass(frozen=True)
 class _Resumable:
-    """A preprocessor's state after a unit's shared prefix (`prefix.shared_prefix`): the
-    tokens it yielded and everything it and the unit's bookkeeping keep across lines.
+    """A preprocessor's state after a unit's shared prefix (`prefix.shared_prefix`): what
+    its tokens wrote and everything it and the unit's bookkeeping keep across lines.
     pcpp's tables are copied out and in, never shared: a unit redefining a macro
     replaces the entry in its own copy."""
 
     tokens: tuple[LexToken, ...]
-    continued: bool  # a line continuation among them (`resume`)
+    written: str  # what they write
+    replay: tuple[LexToken, ...]  # its last non-blank line on (`continuing`)
+    replay_written: str  # what those write from a fresh start
     front: bool
     macros: dict[str, object]
     include_once: dict[str, object]
@@ -410,9 +471,10 @@ def _unit_preprocessor(defines: tuple[tuple[str, str | None], ...], options: tup
 
 
 def _parsed(source: str, defines: tuple[tuple[str, str | None], ...], options: tuple[str, ...],
-            macros: CompilerMacros, symbolic: frozenset[str]) -> _UnitPreprocessor:
+            macros: CompilerMacros, symbolic: frozenset[str],
+            ) -> tuple[_UnitPreprocessor, _Resumable | None]:
     """A preprocessor ready to write the unit: from its shared prefix's state where it has
-    one, else from its first line."""
+    one (returned with it: its tokens are written already), else from its first line."""
     text = trigraph(source)  # what pcpp lexes
     prefix = shared_prefix(_lines(text, _MAIN), text)
     state = None if prefix is None else _after_prefix(
@@ -420,10 +482,23 @@ def _parsed(source: str, defines: tuple[tuple[str, str | None], ...], options: t
     if prefix is None or state is None:
         pre = _unit_preprocessor(defines, options, macros, symbolic)
         pre.parse(source, _MAIN)
-        return pre
+        return pre, None
     pre = _unit_preprocessor((), options, macros, symbolic)  # the state has the defines
     pre.resume(state, source, prefix.lines)
-    return pre
+    return pre, state
+
+
+def _write(pre: _UnitPreprocessor, state: _Resumable | None) -> tuple[str, SharedPrefix | None]:
+    """The unit's output, and where a resumed unit's shared prefix ends in it."""
+    if state is None:
+        out = io.StringIO()
+        pre.write(out)
+        return out.getvalue(), None
+    rest = list(pre.parser)  # pcpp reads the rest's directives here
+    text = pre.continuing(state, rest)
+    if text is None:
+        return pre.written([*state.tokens, *rest]), None
+    return text, SharedPrefix(state.written, pre.written(rest))
 
 
 @functools.lru_cache(maxsize=2048)
@@ -445,19 +520,18 @@ def preprocess(
         return Preprocessed(None, macros.unsupported)
     if _UNSTABLE.search(source):
         return Preprocessed(None, "it uses __FILE__, __DATE__, __TIME__ or __COUNTER__")
-    out = io.StringIO()
     try:
-        pre = _parsed(source, defines, options, macros, symbolic)
-        pre.write(out)
+        pre, state = _parsed(source, defines, options, macros, symbolic)
+        text, shared = _write(pre, state)
     except Exception as error:  # pcpp raises plain exceptions on malformed input
         return Preprocessed(None, f"pcpp failed: {type(error).__name__}: {error}")
     refusals = pre.refusals()
     if refusals:
         return Preprocessed(None, refusals[0], reads=pre.only_reads(),
                             unknown=pre.unknown_queries())
-    text = out.getvalue()
     passed = _PASSED_THROUGH.search(text)
     if passed:  # pcpp kept a directive it could not execute: its effect would be lost
         return Preprocessed(None, f"pcpp could not execute #{passed.group(1)}")
     own = frozenset(n for n, m in pre.macros.items() if _template(macros).macros.get(n) is not m)
-    return Preprocessed(text, None, tuple(dict.fromkeys(pre.extensions)), pre.fp_contract, own)
+    return Preprocessed(text, None, tuple(dict.fromkeys(pre.extensions)), pre.fp_contract, own,
+                        shared=shared)

@@ -22,7 +22,7 @@ from clmodes.kernel import Kernel
 
 # Bump when the text a batch renders changes: a stored binary of an older rendering is
 # then never taken for this one.
-RENDERING = "clmodes-batch-2"
+RENDERING = "clmodes-batch-3"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,7 +50,16 @@ class Batch:
     def source(self) -> str:
         if not self.renamed:
             return self.units[0].unit.render_alone()
-        return "\n".join(u.text for u in self.units if u.text is not None)
+        texts: list[str] = []
+        held: set[str] = set()
+        for u in self.units:
+            if u.text is None:
+                continue
+            if u.prefix is not None and u.prefix.identity not in held:  # one copy each
+                held.add(u.prefix.identity)
+                texts.append(u.prefix.text)
+            texts.append(u.text)
+        return "\n".join(texts)
 
     @property
     def content_hash(self) -> str:

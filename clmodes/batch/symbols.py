@@ -184,3 +184,22 @@ def raw_typedefs(tokens: Iterable[Token]) -> dict[str, str | None]:
             else:
                 found.setdefault(name, base)
     return found
+
+
+_IMMUTABLE = frozenset(("constant", "__constant", "const", "__const"))
+
+
+def program_state(tokens: Iterable[Token]) -> list[str]:
+    """Program-scope variables a program may change (OpenCL 2.0's `global int count;`):
+    one copy shared by several units would be shared state where each had its own. Only
+    typedefs, tag declarations, functions and constants are free of it."""
+    found: list[str] = []
+    for head, _ in _top_level_statements(_words(tokens)):
+        if not head or head[0] == "typedef" or _IMMUTABLE.intersection(head):
+            continue
+        if "(" in head and ("=" not in head or head.index("(") < head.index("=")):
+            continue  # a function, defined or declared
+        if head[0] in ("struct", "union", "enum") and (head[-1] == "{}" or len(head) == 2):
+            continue  # a tag alone: `struct s {...};`, `struct s;`
+        found.append(" ".join(head))
+    return found

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import logging
 import re
 from collections.abc import Callable
 
 from clmodes.batch.predefined import CompilerMacros
-from clmodes.batch.preprocess import Preprocessed, preprocess
+from clmodes.batch.preprocess import Preprocessed, SharedPrefix, preprocess
 from clmodes.batch.rename import join, segments
-from clmodes.batch.symbols import declared, raw_typedefs
-from clmodes.batch.tokens import Kind, tokenize
+from clmodes.batch.symbols import declared, program_state, raw_typedefs
+from clmodes.batch.tokens import Kind, Token, significant, tokenize
 from clmodes.kernel import Kernel, unit_suffix
 
 log = logging.getLogger("clmodes")
@@ -72,8 +73,20 @@ class Unit:
 
 
 @dataclasses.dataclass(frozen=True)
+class PrefixBlock:
+    """The output of a shared include prefix, renamed with a suffix of its own: a batch
+    holds it once, before the first of its units that continue from it, where each unit
+    held its own copy (pyopencl's complex kernels: `pyopencl-complex.h` compiled once
+    per batch, not once per kernel)."""
+
+    identity: str  # digest of the prefix's output: equal outputs are one block
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
 class PreparedUnit:
-    """A unit ready for a batch (`text`), or to build alone (`reason` says why)."""
+    """A unit ready for a batch (`text`, after `prefix` where it has one), or to build
+    alone (`reason` says why)."""
 
     unit: Unit
     text: str | None
@@ -81,6 +94,7 @@ class PreparedUnit:
     aliases: tuple[tuple[str, str | None], ...]  # typedef name -> type (None: ambiguous)
     # What only the compiler can answer, when that is all that kept it from batching.
     unknown: frozenset[str] = frozenset()
+    prefix: PrefixBlock | None = None
 
     @property
     def unit_key(self) -> str:
@@ -112,26 +126,103 @@ class _Shape:
 
     parts: list[str]  # `rename.segments`, with `_PLACEHOLDER` for the unit's tag
     resets: tuple[str, ...]
-    identifiers: frozenset[str]
+    identifiers: frozenset[str]  # every name renamed, the prefix's included
     typedefs: tuple[tuple[str, str], ...]
+    prefix: "_PrefixShape | None" = None  # the text is only what follows it
 
     def render(self, unit: Unit, framed: tuple[list[str], list[str]] = ([], [])) -> str:
         before, after = framed
-        body = join(self.parts, unit.suffix).replace(_PLACEHOLDER, unit.tag).rstrip("\n")
-        return "\n".join([*before, f'#line 1 "{unit.tag}"', body, *self.resets, *after]) + "\n"
+        prefix = self.prefix
+        foreign, foreign_suffix = (prefix.identifiers, prefix.suffix) if prefix else ((), "")
+        body = join(self.parts, unit.suffix, foreign, foreign_suffix)
+        body = body.replace(_PLACEHOLDER, unit.tag).rstrip("\n")
+        # The prefix's pragma state, which the unit's resets undid after the last unit.
+        pragmas = prefix.pragmas if prefix else ()
+        return "\n".join([*pragmas, *before, f'#line 1 "{unit.tag}"', body, *self.resets,
+                          *after]) + "\n"
 
 
 _PLACEHOLDER = "clmodes-@unit@"
+_PRAGMA = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+OPENCL\b.*$", re.M)
 
 
-def _shape_of(result: Preprocessed) -> _Shape:
-    tokens = tokenize(_tag_lines(result.text or "", _PLACEHOLDER))
+@dataclasses.dataclass(frozen=True)
+class _PrefixShape:
+    """A shared prefix's output, renamed once, and what its units' texts need of it."""
+
+    block: PrefixBlock
+    suffix: str
+    identifiers: frozenset[str]  # what it declares: renamed with its suffix in the units
+    words: frozenset[str]  # every identifier it reads or declares
+    typedefs: tuple[tuple[str, str], ...]
+    pragmas: tuple[str, ...]  # its `#pragma OPENCL` lines, in order
+
+
+def _self_contained(tokens: list[Token]) -> bool:
+    """Can one copy of this prefix output serve several units? It ends between
+    declarations, defines no kernel (a kernel's entry name carries its unit's suffix) and
+    no state a program may change (`symbols.program_state`)."""
+    depth, last = 0, ""
+    for token in significant(tokens):
+        depth += {"{": 1, "(": 1, "[": 1, "}": -1, ")": -1, "]": -1}.get(token.text, 0)
+        if depth < 0 or token.text in ("kernel", "__kernel"):
+            return False
+        last = token.text
+    return depth == 0 and last in ("", ";", "}") and not program_state(tokens)
+
+
+@functools.lru_cache(maxsize=64)
+def _prefix_shape(text: str) -> _PrefixShape | None:
+    identity = hashlib.sha256(text.encode()).hexdigest()
+    tokens = tokenize(_tag_lines(text, f"clmodes-{identity[:12]}"))
+    if not _self_contained(tokens):
+        return None
     symbols = declared(tokens)
+    identifiers = frozenset(symbols.identifiers)
+    suffix = unit_suffix(identity)
+    block = PrefixBlock(identity, join(segments(tokens, identifiers), suffix))
+    words = frozenset(t.text for t in tokens if t.kind is Kind.IDENT)
+    return _PrefixShape(block, suffix, identifiers, words, symbols.typedefs,
+                        tuple(_PRAGMA.findall(text)))
+
+
+def _resets(result: Preprocessed) -> tuple[str, ...]:
     resets = [f"#pragma OPENCL EXTENSION {name} : disable" for name in result.extensions]
     if result.fp_contract:
         resets.append("#pragma OPENCL FP_CONTRACT DEFAULT")
+    return tuple(resets)
+
+
+def _shape_of(result: Preprocessed, symbolic: frozenset[str] = frozenset()) -> _Shape:
+    """The unit's renamable text: after its shared prefix's one copy where that can
+    serve it (`_shared_shape`), else the whole of it."""
+    if result.shared is not None:
+        shared = _shared_shape(result, result.shared, symbolic)
+        if shared is not None:
+            return shared
+    tokens = tokenize(_tag_lines(result.text or "", _PLACEHOLDER))
+    symbols = declared(tokens)
     identifiers = frozenset(symbols.identifiers)
-    return _Shape(segments(tokens, identifiers), tuple(resets), identifiers, symbols.typedefs)
+    return _Shape(segments(tokens, identifiers), _resets(result), identifiers, symbols.typedefs)
+
+
+def _shared_shape(result: Preprocessed, shared: SharedPrefix,
+                  symbolic: frozenset[str]) -> _Shape | None:
+    """The rest of the unit after one copy of its prefix, or None where that copy could
+    not be the unit's own: the rest declares a name the prefix declares too (a header's
+    prototype, defined by the unit), or the prefix reads a define left symbolic (each
+    variant's value is framed around its own text, not the shared prefix)."""
+    prefix = _prefix_shape(shared.text)
+    if prefix is None or prefix.words & symbolic:
+        return None
+    tokens = tokenize(_tag_lines(shared.rest, _PLACEHOLDER))
+    symbols = declared(tokens)
+    own = frozenset(symbols.identifiers)
+    if own & prefix.identifiers:
+        return None
+    names = own | prefix.identifiers
+    return _Shape(segments(tokens, names), _resets(result), names,
+                  prefix.typedefs + symbols.typedefs, prefix)
 
 
 @functools.lru_cache(maxsize=512)
@@ -147,7 +238,7 @@ def _symbolic_shape(
     result = preprocess(source, real, options, macros, symbolic=names, includes=includes)
     if result.text is None:
         return result.reads or None
-    shape = _shape_of(result)
+    shape = _shape_of(result, names)
     if shape.identifiers & names:
         return None
     return shape, result.macros
@@ -195,7 +286,8 @@ def _framed(unit: Unit, found: tuple[_Shape, frozenset[str]], names: frozenset[s
     for name, value in symbolic:  # `-D REAL=float` with `typedef REAL real_t;`
         if value and name not in aliases and re.fullmatch(r"[A-Za-z_][\w ]*", value):
             aliases[name] = value.strip()
-    return PreparedUnit(unit, shape.render(unit, framed), None, tuple(aliases.items()))
+    return PreparedUnit(unit, shape.render(unit, framed), None, tuple(aliases.items()),
+                        prefix=shape.prefix.block if shape.prefix else None)
 
 
 @functools.lru_cache(maxsize=2048)
@@ -211,7 +303,8 @@ def prepare(unit: Unit, macros: CompilerMacros) -> PreparedUnit:
         aliases = raw_typedefs(tokenize(unit.render_alone()))
         return PreparedUnit(unit, None, result.reason, tuple(aliases.items()), result.unknown)
     shape = _shape_of(result)
-    return PreparedUnit(unit, shape.render(unit), None, shape.typedefs)
+    return PreparedUnit(unit, shape.render(unit), None, shape.typedefs,
+                        prefix=shape.prefix.block if shape.prefix else None)
 
 
 Ask = Callable[[tuple[str, ...], frozenset[str]], "CompilerMacros | None"]

@@ -221,6 +221,7 @@ def _gemm(m, n, k, alpha, beta, a, b, c):
 f32, f64, i32, u32 = np.float32, np.float64, np.int32, np.uint32
 c64, c128 = np.complex64, np.complex128
 N = 32
+_SL_WEIGHTS = np.resize(np.float32([0.5, 1.25, 2.0, 3.5]), N)  # shared_lib.h's table
 
 CLBLAST_AXPY = read("clblast_common.h", "clblast_level1.h", "clblast_xaxpy.cl")
 CLBLAST_DOT = read("clblast_common.h", "clblast_xdot.cl")
@@ -367,6 +368,24 @@ CASES: list[Case] = [
          (Out(f32, N), In(c64, N)), (N,), options=INCLUDE, group="headers",
          partners=("cpair_with",),
          check=lambda a, out: close(out[0], np.abs(a[1]) ** 2)),
+    # -- one header first in several programs: one copy of it per batch (batch/unit.py) ----
+    Case("shared_muladd", read("shared_muladd.cl"), "shared_muladd",
+         (Out(f32, N), In(f32, N), In(f32, N), In(f32, N)), (N,), options=INCLUDE,
+         group="shared_header", check=lambda a, out: equal(  # the header's FP_CONTRACT OFF
+             out[0], (a[1] * a[2] + a[3]) + a[1] * a[2] + a[3] * _SL_WEIGHTS)),
+    Case("shared_spans", read("shared_spans.cl"), "shared_spans",
+         (Out(f32, N), In(f32, N), Scalar(2, i32)), (N,), options=INCLUDE,
+         group="shared_header", check=lambda a, out: equal(
+             out[0], ((a[1] * 2 + 1) - a[1]) * _SL_WEIGHTS + a[1])),
+    Case("shared_step_2", read("shared_step.cl"), "shared_step", (Out(f32, N), In(f32, N)),
+         (N,), defines={"STEP": "2.0f"}, options=INCLUDE, group="shared_header",
+         check=lambda a, out: equal(out[0], a[1] * 2 + _SL_WEIGHTS)),
+    Case("shared_step_3", read("shared_step.cl"), "shared_step", (Out(f32, N), In(f32, N)),
+         (N,), defines={"STEP": "3.0f"}, options=INCLUDE, group="shared_header",
+         check=lambda a, out: equal(out[0], a[1] * 3 + _SL_WEIGHTS)),
+    Case("shared_hook", read("shared_hook.cl"), "shared_hook", (Out(f32, N), In(f32, N)),
+         (N,), options=INCLUDE, group="shared_header",
+         check=lambda a, out: equal(out[0], a[1] * 3 + 1)),
     Case("typed_saxpy", read("typed_saxpy.cl"), "typed_saxpy",
          (InOut(f32, 48), In(f32, 48), Scalar(0.75, f32), Scalar(40, u32)), (48,),
          options=INCLUDE, group="headers",
