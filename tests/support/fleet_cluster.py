@@ -20,7 +20,8 @@ the ICDs it ships (PoCL, Oclgrind) from `$PYOPENCL_HOME/.libs`, whatever
 `OCL_ICD_VENDORS` says, so every node also gets a view of pyopencl (symlinks) whose
 `.libs` holds the libraries but no ICD file, first on its `PYTHONPATH`; its
 `OCL_ICD_VENDORS` directory then registers exactly its runtimes (PoCL only, Intel's CPU
-runtime only).
+runtime only). A PoCL node takes PyPI's PoCL where it is usable on this CPU, else the
+system's (`_pocl_candidates`).
 """
 
 from __future__ import annotations
@@ -41,13 +42,32 @@ KINDS = ("pocl", "intel", "none")  # "none": a node with no OpenCL runtime at al
 STARTUP_SECONDS = 120
 
 
-def _icd_libraries() -> dict[str, Path]:
+def _pocl_candidates() -> list[str]:
+    """PyPI's PoCL (pyopencl's wheel), then the system's (Debian's `pocl-opencl-icd`)."""
     import pyopencl
 
     libs = Path(pyopencl.__file__).parent / ".libs"
-    pocl = next(libs.glob("libpocl*.so*"))
-    intel = Path(sys.prefix) / "lib" / "libintelocl.so"
-    return {"pocl": pocl, "intel": intel}
+    found = [str(p) for p in sorted(libs.glob("libpocl*.so*"))]
+    for icd in sorted(Path("/etc/OpenCL/vendors").glob("*pocl*.icd")):
+        found.append(icd.read_text().strip())
+    return found
+
+
+def _usable_on(env: dict[str, str]) -> bool:
+    """Does `clmodes devices` find a usable device with only this image's runtimes?"""
+    done = subprocess.run([sys.executable, "-m", "clmodes", "devices", "--json"],
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+    try:
+        return any(d["usable"] for d in json.loads(done.stdout))
+    except (ValueError, KeyError, TypeError):
+        return False
+
+
+def _write_vendor(image: Path, kind: str, library: str) -> None:
+    vendors = image / "vendors"
+    vendors.mkdir(exist_ok=True)
+    if kind != "none":
+        (vendors / f"{kind}.icd").write_text(f"{library}\n")
 
 
 def build_image(workdir: Path, kind: str) -> dict[str, str]:
@@ -64,12 +84,20 @@ def build_image(workdir: Path, kind: str) -> dict[str, str]:
     for library in (package / ".libs").iterdir():
         if not library.name.endswith(".icd") and not (view / ".libs" / library.name).exists():
             (view / ".libs" / library.name).symlink_to(library)
-    vendors = image / "vendors"
-    vendors.mkdir(exist_ok=True)
-    if kind != "none":
-        (vendors / f"{kind}.icd").write_text(f"{_icd_libraries()[kind]}\n")
     path = os.pathsep.join([str(image / "site"), os.environ.get("PYTHONPATH", "")])
-    return {"OCL_ICD_VENDORS": str(vendors), "PYTHONPATH": path}
+    env = {"OCL_ICD_VENDORS": str(image / "vendors"), "PYTHONPATH": path}
+    if kind != "pocl":
+        _write_vendor(image, kind, str(Path(sys.prefix) / "lib" / "libintelocl.so"))
+        return env
+    # On CPUs PyPI's PoCL (LLVM 14) does not know (AMD family 26), the system's serves,
+    # as it does for the tests on this machine.
+    candidates = _pocl_candidates()
+    for library in candidates:
+        _write_vendor(image, kind, library)
+        if _usable_on(env):
+            return env
+    _write_vendor(image, kind, candidates[0])  # none usable: the tests then say so
+    return env
 
 
 class Controller:
