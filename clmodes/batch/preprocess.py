@@ -34,7 +34,7 @@ import io
 import logging
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pcpp
 from pcpp.parser import Action, OutputDirective, trigraph
@@ -96,12 +96,30 @@ def _copy_token(token: LexToken) -> LexToken:
 LexToken.__copy__ = _copy_token  # type: ignore[attr-defined]
 
 
+_Fields = tuple[tuple[str, object], ...]  # a token's attributes
+
+
 @functools.lru_cache(maxsize=256)
-def _lines(text: str, source: str) -> tuple[tuple[LexToken, ...], ...]:
+def _lexed(text: str, source: str) -> tuple[tuple[_Fields, ...], ...]:
     """A file's tokens cut into lines, lexed once per text: every unit including
-    `pyopencl-complex.h` lexed its 1,000 lines again. Handed out as copies (pcpp sets
-    attributes on tokens)."""
-    return tuple(tuple(line) for line in pcpp.Preprocessor.group_lines(_LEXING, text, source))
+    `pyopencl-complex.h` lexed its 1,000 lines again. Kept as their attributes in plain
+    tuples, not as tokens: a tuple holding only strings and ints is one the garbage
+    collector stops tracking, and 280,000 cached tokens (after ArrayFire's and CLBlast's
+    programs) made every full collection cost 0.15 s, more than a batch's build. Handed
+    out as new tokens (pcpp sets attributes on them), without the lexer each refers to:
+    ply's lexing rules read it, nothing after lexing does."""
+    return tuple(tuple(tuple((k, v) for k, v in t.__dict__.items() if k != "lexer") for t in line)
+                 for line in pcpp.Preprocessor.group_lines(_LEXING, text, source))
+
+
+def _token(fields: _Fields) -> LexToken:
+    token = LexToken.__new__(LexToken)
+    token.__dict__.update(fields)
+    return token
+
+
+def _lines(text: str, source: str) -> list[list[LexToken]]:
+    return [[_token(f) for f in line] for line in _lexed(text, source)]
 
 
 class _UnitPreprocessor(pcpp.Preprocessor):
@@ -202,11 +220,11 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         return frozenset(self.symbolic_reads) if clean else frozenset()
 
     def group_lines(self, input, abssource):  # type: ignore[no-untyped-def]
-        lines = _lines(input, abssource)
+        lines = _lexed(input, abssource)
         if self.main_lines != slice(None):  # the first file asked for is the unit itself
             lines, self.main_lines = lines[self.main_lines], slice(None)
         for line in lines:
-            yield [_copy_token(t) for t in line]
+            yield [_token(f) for f in line]
 
     # -- a shared prefix: the state after it, and resuming from it -----------------------
 
@@ -214,7 +232,7 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         replay = self.replay_of(tokens)
         replay_written = self.written(replay)
         return _Resumable(
-            tokens, self.written(tokens, owned=True), replay, replay_written,
+            self.written(tokens, owned=True), replay, replay_written,
             front, dict(self.macros), dict(self.include_once), self.return_code,
             frozenset(self.symbolic_reads), tuple(self.problems), tuple(self.unknown),
             frozenset(self.guards), self.pending_guard, tuple(self.extensions),
@@ -404,8 +422,7 @@ class _Resumable:
     pcpp's tables are copied out and in, never shared: a unit redefining a macro
     replaces the entry in its own copy."""
 
-    tokens: tuple[LexToken, ...]
-    written: str  # what they write
+    written: str  # what its tokens write (not the tokens: see `_lexed`)
     replay: tuple[LexToken, ...]  # its last non-blank line on (`continuing`)
     replay_written: str  # what those write from a fresh start
     front: bool
@@ -476,20 +493,28 @@ def _parsed(source: str, defines: tuple[tuple[str, str | None], ...], options: t
     """A preprocessor ready to write the unit: from its shared prefix's state where it has
     one (returned with it: its tokens are written already), else from its first line."""
     text = trigraph(source)  # what pcpp lexes
-    prefix = shared_prefix(_lines(text, _MAIN), text)
+    prefix = shared_prefix(_lines(text, _MAIN), text) if "include" in text else None
     state = None if prefix is None else _after_prefix(
         prefix, source, defines, options, macros, symbolic)
     if prefix is None or state is None:
-        pre = _unit_preprocessor(defines, options, macros, symbolic)
-        pre.parse(source, _MAIN)
-        return pre, None
+        return _parsed_whole(source, defines, options, macros, symbolic), None
     pre = _unit_preprocessor((), options, macros, symbolic)  # the state has the defines
     pre.resume(state, source, prefix.lines)
     return pre, state
 
 
-def _write(pre: _UnitPreprocessor, state: _Resumable | None) -> tuple[str, SharedPrefix | None]:
-    """The unit's output, and where a resumed unit's shared prefix ends in it."""
+def _parsed_whole(source: str, defines: tuple[tuple[str, str | None], ...],
+                  options: tuple[str, ...], macros: CompilerMacros,
+                  symbolic: frozenset[str]) -> _UnitPreprocessor:
+    pre = _unit_preprocessor(defines, options, macros, symbolic)
+    pre.parse(source, _MAIN)
+    return pre
+
+
+def _write(pre: _UnitPreprocessor, state: _Resumable | None,
+           whole: Callable[[], _UnitPreprocessor]) -> tuple[str, SharedPrefix | None]:
+    """The unit's output, and where a resumed unit's shared prefix ends in it. `whole`:
+    the unit parsed from its first line, for a replay that did not start as it wrote."""
     if state is None:
         out = io.StringIO()
         pre.write(out)
@@ -497,7 +522,9 @@ def _write(pre: _UnitPreprocessor, state: _Resumable | None) -> tuple[str, Share
     rest = list(pre.parser)  # pcpp reads the rest's directives here
     text = pre.continuing(state, rest)
     if text is None:
-        return pre.written([*state.tokens, *rest]), None
+        out = io.StringIO()
+        whole().write(out)
+        return out.getvalue(), None
     return text, SharedPrefix(state.written, pre.written(rest))
 
 
@@ -522,7 +549,7 @@ def preprocess(
         return Preprocessed(None, "it uses __FILE__, __DATE__, __TIME__ or __COUNTER__")
     try:
         pre, state = _parsed(source, defines, options, macros, symbolic)
-        text, shared = _write(pre, state)
+        text, shared = _write(pre, state, lambda: _parsed_whole(source, defines, options, macros, symbolic))
     except Exception as error:  # pcpp raises plain exceptions on malformed input
         return Preprocessed(None, f"pcpp failed: {type(error).__name__}: {error}")
     refusals = pre.refusals()
