@@ -262,6 +262,10 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         continued = not owned and any(t.type == self.t_LINECONT for t in tokens)
         # pcpp's `parser` is untyped (its __init__ sets None); `write` reads it.
         self.parser = map(_copy_token, tokens) if continued else iter(tokens)  # type: ignore[has-type]
+        return self.output()
+
+    def output(self) -> str:
+        """What `write` makes of the tokens the parser has left."""
         out = io.StringIO()
         self.write(out)
         return out.getvalue()
@@ -516,15 +520,11 @@ def _write(pre: _UnitPreprocessor, state: _Resumable | None,
     """The unit's output, and where a resumed unit's shared prefix ends in it. `whole`:
     the unit parsed from its first line, for a replay that did not start as it wrote."""
     if state is None:
-        out = io.StringIO()
-        pre.write(out)
-        return out.getvalue(), None
+        return pre.output(), None
     rest = list(pre.parser)  # pcpp reads the rest's directives here
     text = pre.continuing(state, rest)
     if text is None:
-        out = io.StringIO()
-        whole().write(out)
-        return out.getvalue(), None
+        return whole().output(), None
     return text, SharedPrefix(state.written, pre.written(rest))
 
 

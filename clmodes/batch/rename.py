@@ -30,8 +30,6 @@ def rename(tokens: list[Token], names: Collection[str], suffix: str) -> str:
 def join(parts: list[str], suffix: str, foreign: Collection[str] = (), foreign_suffix: str = "") -> str:
     """Text from `segments()`: every odd part is a name that takes the suffix, or, for
     a name among `foreign` (declared by a shared prefix), `foreign_suffix`."""
-    if not foreign:
-        return "".join(part + suffix if i % 2 else part for i, part in enumerate(parts))
     return "".join(part + (foreign_suffix if part in foreign else suffix) if i % 2 else part
                    for i, part in enumerate(parts))
 

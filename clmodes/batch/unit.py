@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from clmodes.batch.predefined import CompilerMacros
 from clmodes.batch.preprocess import Preprocessed, SharedPrefix, preprocess
-from clmodes.batch.rename import join, segments
+from clmodes.batch.rename import join, rename, segments
 from clmodes.batch.symbols import declared, program_state, raw_typedefs
 from clmodes.batch.tokens import Kind, Token, significant, tokenize
 from clmodes.kernel import Kernel, unit_suffix
@@ -130,6 +130,11 @@ class _Shape:
     typedefs: tuple[tuple[str, str], ...]
     prefix: "_PrefixShape | None" = None  # the text is only what follows it
 
+    @property
+    def block(self) -> "PrefixBlock | None":
+        """The prefix's one copy that the rendered text follows, if any."""
+        return self.prefix.block if self.prefix else None
+
     def render(self, unit: Unit, framed: tuple[list[str], list[str]] = ([], [])) -> str:
         before, after = framed
         prefix = self.prefix
@@ -180,7 +185,7 @@ def _prefix_shape(text: str) -> _PrefixShape | None:
     symbols = declared(tokens)
     identifiers = frozenset(symbols.identifiers)
     suffix = unit_suffix(identity)
-    block = PrefixBlock(identity, join(segments(tokens, identifiers), suffix))
+    block = PrefixBlock(identity, rename(tokens, identifiers, suffix))
     words = frozenset(t.text for t in tokens if t.kind is Kind.IDENT)
     return _PrefixShape(block, suffix, identifiers, words, symbols.typedefs,
                         tuple(_PRAGMA.findall(text)))
@@ -287,7 +292,7 @@ def _framed(unit: Unit, found: tuple[_Shape, frozenset[str]], names: frozenset[s
         if value and name not in aliases and re.fullmatch(r"[A-Za-z_][\w ]*", value):
             aliases[name] = value.strip()
     return PreparedUnit(unit, shape.render(unit, framed), None, tuple(aliases.items()),
-                        prefix=shape.prefix.block if shape.prefix else None)
+                        prefix=shape.block)
 
 
 @functools.lru_cache(maxsize=2048)
@@ -304,7 +309,7 @@ def prepare(unit: Unit, macros: CompilerMacros) -> PreparedUnit:
         return PreparedUnit(unit, None, result.reason, tuple(aliases.items()), result.unknown)
     shape = _shape_of(result)
     return PreparedUnit(unit, shape.render(unit), None, shape.typedefs,
-                        prefix=shape.prefix.block if shape.prefix else None)
+                        prefix=shape.block)
 
 
 Ask = Callable[[tuple[str, ...], frozenset[str]], "CompilerMacros | None"]

@@ -66,8 +66,7 @@ def _usable_on(env: dict[str, str]) -> bool:
 def _write_vendor(image: Path, kind: str, library: str) -> None:
     vendors = image / "vendors"
     vendors.mkdir(exist_ok=True)
-    if kind != "none":
-        (vendors / f"{kind}.icd").write_text(f"{library}\n")
+    (vendors / f"{kind}.icd").write_text(f"{library}\n")
 
 
 def build_image(workdir: Path, kind: str) -> dict[str, str]:
@@ -86,7 +85,10 @@ def build_image(workdir: Path, kind: str) -> dict[str, str]:
             (view / ".libs" / library.name).symlink_to(library)
     path = os.pathsep.join([str(image / "site"), os.environ.get("PYTHONPATH", "")])
     env = {"OCL_ICD_VENDORS": str(image / "vendors"), "PYTHONPATH": path}
-    if kind != "pocl":
+    if kind == "none":
+        (image / "vendors").mkdir(exist_ok=True)
+        return env
+    if kind == "intel":
         _write_vendor(image, kind, str(Path(sys.prefix) / "lib" / "libintelocl.so"))
         return env
     # On CPUs PyPI's PoCL (LLVM 14) does not know (AMD family 26), the system's serves,
