@@ -68,6 +68,8 @@ def test_the_corpus_header_is_held_once_and_its_definer_keeps_its_own(tmp_path):
      "a kernel, whose entry name carries its unit's suffix"),
     ("inline float lib_twice(float x) { return STEP * x; }\n",
      "the header reads a define each variant sets apart"),
+    ("inline float lib_twice(float x) { return 2 * x; }\ntypedef struct {\n",
+     "a header that ends inside a declaration its includer finishes"),
 ])
 def test_a_header_that_one_copy_could_change_is_copied_per_unit(tmp_path, header, why):
     kernels = [Kernel(USER.format(name="k", factor=2), "k", options=("-I", str(tmp_path)),
