@@ -36,6 +36,11 @@ seeds never got there), and the ratio of the best clmodes strategy's median to t
 Kernel Tuner strategy's (target <= 0.4), with the median seconds to each strategy's
 first result (the floor a time to quality cannot beat: one config's compile, and on
 PoCL its first launch's code generation). The cache then keeps the 5 fastest.
+
+Curves (`curves` in the JSON, drawn on the benchmarks page): per strategy, at moments
+from 1 s to the budget, the median over seeds of the best so far (re-measured) over the
+best known, and how many seeds were within 1.05 then: what a time to quality alone hides
+(how close the others got, and how soon).
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ WITHIN = 1.05
 KEEP_BEST = 5
 OWN_SLACK = 1.3
 KT_STRATEGIES = "random_sample,greedy_ils,bayes_opt,genetic_algorithm"
+CURVE_MOMENTS = (1, 2, 5, 10, 20, 30, 45, 60, 90, 120, 180, 240, 360, 480, 600)
 
 
 def parse_args(argv):
@@ -184,8 +190,31 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
     return {"space": prob.label, "space_size": len(prob.space), "n": args.n,
             "best_known": best_name, "best_known_s": best_s, "rated": rated,
             "runs": per_run, "strategies": summary,
+            "curve": curve(runs, rated, best_s, args.budget),
             "best_clmodes_ttq_s": best_ours, "best_kernel_tuner_ttq_s": best_theirs,
             "ratio_ttq_clmodes_over_kernel_tuner": ratio}
+
+
+def curve(runs: list, rated: dict, best_s: float, budget: float) -> dict:
+    """Time-to-quality curves: per strategy, at each moment up to the budget, the median
+    over seeds of the best so far (re-measured) over the best known, and how many seeds
+    were within 1.05 then. A seed with no rated best yet counts as infinitely slow, so
+    the median is None (shown as "-") while most seeds have none."""
+    import quality_sides as sides
+
+    moments = [m for m in CURVE_MOMENTS if m < budget] + [budget]
+    lines: dict[str, dict] = {}
+    for run in runs:
+        line = lines.setdefault(f"{run.tool}:{run.strategy}", {"values": [], "seeds": 0})
+        line["seeds"] += 1
+        line["values"].append([sides.incumbent_vs_best(run, rated, best_s, m) for m in moments])
+    return {"moments_s": moments, "within": WITHIN, "lines": {
+        name: {"seeds": line["seeds"],
+               "median_incumbent_vs_best": [median_or_none(list(column))
+                                            for column in zip(*line["values"])],
+               "seeds_within": [sum(v is not None and v <= WITHIN for v in column)
+                                for column in zip(*line["values"])]}
+        for name, line in lines.items()}}
 
 
 def _final(run, rated: dict, best_s: float) -> float | None:
@@ -239,7 +268,10 @@ def main(argv=None) -> int:
                         "within": WITHIN, "smoke": args.smoke, "loadavg_before": load_before,
                         "loadavg_after": benchlib.loadavg(), "best_known_cache": args.best_known,
                         "total_s": time.perf_counter() - started},
-               "spaces": spaces}
+               "spaces": spaces,
+               "curves": [{"title": f"{r['space']} ({r['space_size']} configs, n={r['n']}), "
+                                    f"{args.budget:.0f} s budgets, {args.seeds} seeds",
+                           **r["curve"]} for r in spaces]}
     print(f"load average {load_before} before, {benchlib.loadavg()} after; "
           f"{time.perf_counter() - started:.0f} s", flush=True)
     benchlib.write_json(args.json, results)

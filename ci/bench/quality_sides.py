@@ -241,3 +241,17 @@ def time_to_quality(run: Trajectory, rated: dict[str, float | None], best_s: flo
         if seconds is not None and seconds <= within * best_s:
             return when
     return None
+
+
+def incumbent_vs_best(run: Trajectory, rated: dict[str, float | None], best_s: float,
+                      moment: float) -> float | None:
+    """The run's best so far at `moment` (by its own times), re-measured, over `best_s`;
+    None when it had none yet, or its best so far was not re-measured (slower than the
+    tool's fastest by more than the rating's slack) or failed then."""
+    current = None
+    for when, name in run.incumbents():
+        if when > moment:
+            break
+        current = name
+    seconds = None if current is None else rated.get(current)
+    return None if seconds is None else seconds / best_s

@@ -2,7 +2,7 @@
 
 Registering a script is one `Bench(...)` line in `BENCHES`. Every registered script takes
 `--json OUT` (its figures, read for every leaf whose name says ratio, fraction, speed-up
-or "over") and `--smoke` (a tiny size that finishes in seconds: what `ci/bench/run
+or "over", and its `curves` where it has some) and `--smoke` (a tiny size that finishes in seconds: what `ci/bench/run
 --smoke` and `tests/e2e/test_bench_smoke.py` run). Importing this module loads neither
 pyopencl nor clmodes.
 """
@@ -75,8 +75,10 @@ BENCHES: tuple[Bench, ...] = (
     Bench("gemm_batch", "bench_gemm_batch.py", "GEMM build time against configs per build",
           long=True),
     Bench("quality", "bench_quality.py", "time to a config within 1.05 of the best known: "
-          "clmodes' strategies against Kernel Tuner's (GEMM space, CLBlast's Xgemm)",
-          long=True, needs=("kernel_tuner", "sklearn")),
+          "clmodes' default strategy against Kernel Tuner's four (GEMM space, 60 s "
+          "budgets, 3 seeds; CLBlast's Xgemm with `--spaces xgemm`)",
+          args=("--spaces", "gemm", "--budget", "60", "--ours", "local"), long=True,
+          needs=("kernel_tuner",)),
     Bench("strategies", "bench_strategies.py", "search strategies on synthetic objectives "
           "(no OpenCL)", devices="none", long=True),
     Bench("matmul_default", "bench_matmul_default.py", "the MLP warm: GEMM space against "
@@ -156,6 +158,7 @@ class Outcome:
     load_after: float | None
     returncode: int | None = None
     output: str = ""
+    curves: list[dict] = dataclasses.field(default_factory=list)
 
 
 def run_one(bench: Bench, device: str | None, *, smoke: bool = False,
@@ -180,5 +183,14 @@ def run_one(bench: Bench, device: str | None, *, smoke: bool = False,
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             return Outcome({}, seconds, f"failed: {tail[0]}", load_before, load_after,
                            done.returncode, output)
-        return Outcome(ratios(json.loads(out.read_text())), seconds, "ok", load_before,
-                       load_after, done.returncode, output)
+        found = json.loads(out.read_text())
+        return Outcome(ratios(found), seconds, "ok", load_before, load_after,
+                       done.returncode, output, curves(found))
+
+
+def curves(found: object) -> list[dict]:
+    """A script's `curves`: figures over time that a table of ratios cannot show (each
+    `{"title", "moments_s", "within", "lines": {name: {"median_incumbent_vs_best",
+    "seeds_within", "seeds"}}}`, as `bench_quality.py` writes them)."""
+    listed = found.get("curves") if isinstance(found, dict) else None
+    return [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []

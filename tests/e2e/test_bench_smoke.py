@@ -73,6 +73,28 @@ def test_the_report_renders_a_header_and_a_table_per_benchmark() -> None:
     assert "## fleet" in text and "no figures in this run" in text
 
 
+def test_the_page_draws_a_benchmarks_curves_as_a_table() -> None:
+    report = {"date": "2026-12-02T12:00:00+00:00", "smoke": False,
+              "machine": {"cpu": "Some CPU", "cores": 2, "arch": "x86_64", "os": "Linux",
+                          "python": "3.11"},
+              "versions": {"clmodes": "0", "commit": "abc", "pyopencl": "1", "pocl": [],
+                           "platforms": []},
+              "devices": ["intel"],
+              "runs": [{"bench": "quality", "script": "bench_quality.py", "what": "ttq",
+                        "device": "intel", "status": "ok", "seconds": 9.0, "load_before": 1.0,
+                        "load_after": 1.0}],
+              "rows": [],
+              "curves": [{"bench": "quality", "device": "intel", "title": "gemm, 60 s",
+                          "moments_s": [1, 30, 60], "within": 1.05,
+                          "lines": {"clmodes:local": {"seeds": 3,
+                                                      "median_incumbent_vs_best": [None, 1.2, 1.01],
+                                                      "seeds_within": [0, 1, 2]}}}]}
+    text = benchmarks_doc.render(report)
+    assert "### Time to quality on `intel`: gemm, 60 s" in text
+    assert "| strategy | 1 s | 30 s | 60 s |" in text
+    assert "| clmodes:local | - (0/3) | 1.20 (1/3) | 1.01 (2/3) |" in text
+
+
 def test_the_runner_itself_runs_and_writes_its_report(tmp_path: Path) -> None:
     """`ci/bench/run` end to end on its cheapest benchmark: the runner's own steps (device
     labels through the usable-device choice, the report, the page) are not the scripts'."""
@@ -87,3 +109,30 @@ def test_the_runner_itself_runs_and_writes_its_report(tmp_path: Path) -> None:
     assert "no usable device matches 'no-such-device'" in done.stdout
     assert "## strategies" in doc.read_text()
     assert json.loads(out.read_text())["runs"][0]["status"] == "ok"
+
+
+def test_a_merged_run_keeps_the_earlier_reports_other_runs(tmp_path: Path) -> None:
+    """`ci/bench/run --merge`: a benchmark run alone replaces its own runs on the page and
+    keeps the others, each with its date."""
+    import subprocess
+
+    out, doc = tmp_path / "latest.json", tmp_path / "benchmarks.md"
+    earlier = {"date": "2026-01-01T00:00:00+00:00", "versions": {"commit": "old1"},
+               "runs": [{"bench": bench, "script": f"bench_{bench}.py", "what": bench,
+                         "device": "-", "status": "ok", "seconds": 1.0, "load_before": 0.5,
+                         "load_after": 0.5} for bench in ("core", "strategies")],
+               "rows": [{"bench": bench, "script": f"bench_{bench}.py", "device": "-",
+                         "figure": "old_ratio", "value": 9.0} for bench in ("core", "strategies")]}
+    out.write_text(json.dumps(earlier))
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "run"), "--smoke", "--only", "strategies", "--merge",
+         "--devices", "pocl,intel", "--out", str(out), "--doc", str(doc)],
+        capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert [r["bench"] for r in report["runs"]] == ["core", "strategies"]
+    assert report["runs"][0]["date"] == "2026-01-01T00:00:00+00:00"
+    assert report["runs"][0]["commit"] == "old1"
+    assert report["runs"][1]["date"] != "2026-01-01T00:00:00+00:00"
+    assert [r["bench"] for r in report["rows"] if r["figure"] == "old_ratio"] == ["core"]
+    assert "Merged (`ci/bench/run --merge`)" in doc.read_text()
