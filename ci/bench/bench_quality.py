@@ -190,7 +190,9 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
     return {"space": prob.label, "space_size": len(prob.space), "n": args.n,
             "best_known": best_name, "best_known_s": best_s, "rated": rated,
             "runs": per_run, "strategies": summary,
-            "curve": curve(runs, rated, best_s, args.budget),
+            "curve": {"title": f"{prob.label} ({len(prob.space)} configs, n={args.n}), "
+                               f"{args.budget:.0f} s budgets, {args.seeds} seeds",
+                      **curve(runs, rated, best_s, args.budget)},
             "best_clmodes_ttq_s": best_ours, "best_kernel_tuner_ttq_s": best_theirs,
             "ratio_ttq_clmodes_over_kernel_tuner": ratio}
 
@@ -269,9 +271,7 @@ def main(argv=None) -> int:
                         "loadavg_after": benchlib.loadavg(), "best_known_cache": args.best_known,
                         "total_s": time.perf_counter() - started},
                "spaces": spaces,
-               "curves": [{"title": f"{r['space']} ({r['space_size']} configs, n={r['n']}), "
-                                    f"{args.budget:.0f} s budgets, {args.seeds} seeds",
-                           **r["curve"]} for r in spaces]}
+               "curves": [r["curve"] for r in spaces]}
     print(f"load average {load_before} before, {benchlib.loadavg()} after; "
           f"{time.perf_counter() - started:.0f} s", flush=True)
     benchlib.write_json(args.json, results)

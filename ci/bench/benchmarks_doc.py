@@ -71,8 +71,8 @@ def load_pair(before: float | None, after: float | None) -> str:
     return f"{_load(before)} -> {_load(after)}"
 
 
-def _value(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3g}"
+def _value(value: float | None, spec: str = ".3g") -> str:
+    return "-" if value is None else format(value, spec)
 
 
 def header(report: dict) -> list[str]:
@@ -128,10 +128,6 @@ def bench_table(name: str, what: str, rows: list[dict]) -> list[str]:
     return lines
 
 
-def _ratio(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
 def curve_table(curve: dict, device: str, picture: str | None) -> list[str]:
     """One curve: a row per strategy, a column per moment; each cell the median best so
     far over the best known, and how many seeds were within the line then."""
@@ -145,7 +141,7 @@ def curve_table(curve: dict, device: str, picture: str | None) -> list[str]:
     lines += ["| strategy | " + " | ".join(f"{m:g} s" for m in moments) + " |",
               "| --- |" + " ---: |" * len(moments)]
     for name, line in curve["lines"].items():
-        cells = [f"{_ratio(v)} ({k}/{line['seeds']})" for v, k in
+        cells = [f"{_value(v, '.2f')} ({k}/{line['seeds']})" for v, k in
                  zip(line["median_incumbent_vs_best"], line["seeds_within"])]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines

@@ -9,7 +9,6 @@ which hold the same numbers.
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
@@ -22,7 +21,8 @@ def file_name(bench: str, device: str, title: str) -> str:
 
 
 def draw(curve: dict, path: Path) -> bool:
-    """Write `curve` to `path`; False (nothing written) without matplotlib."""
+    """Write `curve` to `path`; False (nothing written) without matplotlib. A median of
+    None (most seeds with no rated best yet) is drawn at the ceiling."""
     try:
         import matplotlib
 
@@ -37,7 +37,7 @@ def draw(curve: dict, path: Path) -> bool:
     figure, axes = plt.subplots(figsize=(7, 4))
     moments = curve["moments_s"]
     for name, line in curve["lines"].items():
-        values = [CEILING if v is None or math.isinf(v) else min(v, CEILING)
+        values = [CEILING if v is None else min(v, CEILING)
                   for v in line["median_incumbent_vs_best"]]
         style = "-" if name.startswith("clmodes:") else "--"
         axes.plot(moments, values, style, marker="o", markersize=3, label=name)
