@@ -3,7 +3,7 @@
 best of an independent interleaved re-measurement.
 
     python ci/bench/bench_decisions.py [--runs N] [--subspace 48|24|12] [--n SIZE]
-                                       [--rounds R] [--smoke] [--json OUT]
+                                       [--rounds R] [--load K] [--smoke] [--json OUT]
 
 What it answers: does a tune that measured every config choose (within 1.05 of) the
 best, run after run, on a machine as loaded as it is? One process, one device
@@ -16,12 +16,16 @@ same built code. Every config is also re-measured, interleaved: one warm-up run 
 (its time sets the runs per sample, `RacePolicy().repeats`, as a tune's race does: one run
 of a sub-millisecond kernel is mostly wake-up noise), then one round over all configs
 after each tune and `--rounds` more after the last, the order reversed every other
-round, each sample the median of its runs (`racing.sample`); the best is the lowest
-median of those samples. Why rounds between the tunes: on a machine whose load changes,
+round, each sample the median of its runs (`racing.sample`). The best is the config of
+the lowest paired score (`Remeasure.scores`: its sample over its round's median sample,
+median over the rounds), and a run's figure is its choice's sample over the best's in
+the same round, median over the rounds. Why rounds between the tunes: on a machine whose load changes,
 a re-measurement taken only after the tunes sees another load than they did, and which
 config is fastest can change with the load (a config staging B in local memory overtook
 the one that does not, between a run's tunes and its re-measurement). Each run's choice
-is reported as its re-measured median over that best.
+is reported that way, beside its pooled-median figure (`pooled_*`, what earlier
+reports had) and its figure in the one round right after it (`chosen_over_best_then`).
+`--load K` runs K busy-looping processes beside it all, a load that can be repeated.
 
 Figures: `within_1.05_fraction` (runs choosing at most 1.05x the best), the median and
 the worst chosen/best ratio, the median tune seconds (the record's `tune_seconds`), and
@@ -41,6 +45,7 @@ import benchlib
 if __name__ == "__main__":
     benchlib.temp_store("clmodes-bench-decisions-")
 
+import json  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -50,7 +55,7 @@ import pyopencl.array as cla  # noqa: E402
 
 import clmodes  # noqa: E402
 from clmodes import ProcessMode, ProcessModeOverride, Tunable  # noqa: E402
-from clmodes.tune import Exhaustive, RacePolicy  # noqa: E402
+from clmodes.tune import Exhaustive, RacePolicy, finals  # noqa: E402
 from clmodes.tune.racing import sample  # noqa: E402
 from kernels_cl.gemm import GEMM_SPACE, launch_out  # noqa: E402
 
@@ -71,6 +76,9 @@ def parse_args(argv):
     parser.add_argument("--n", type=int, default=256, help="n of the n x n x n product")
     parser.add_argument("--rounds", type=int, default=5,
                         help="re-measurement rounds after the last run (one follows each run)")
+    parser.add_argument("--load", type=int, default=0, metavar="K",
+                        help="K busy-looping processes beside the tunes and the re-measurement "
+                             "(a load the figure can be measured under again)")
     parser.add_argument("--smoke", action="store_true",
                         help="seconds: 2 runs, the 12-config subspace, n = 64, 3 rounds")
     args = parser.parse_args(argv)
@@ -87,9 +95,10 @@ def tune_once(stream, space, args, tag: str) -> dict:
         tunable(stream, *args)
     stream.finish()
     entry = clmodes.default_store().get_tune(*tunable.tune_key(stream, args)) or {}
+    dropped = entry.get("dropped") or {}
     return {"winner": str(entry.get("winner")), "tune_seconds": entry.get("tune_seconds"),
-            "measured_here": entry.get("measured_here"),
-            "dropped": len(entry.get("dropped", {}))}
+            "measured_here": entry.get("measured_here"), "dropped": len(dropped),
+            "dropped_reasons": dropped}
 
 
 class Remeasure:
@@ -115,6 +124,27 @@ class Remeasure:
     def medians(self) -> dict[str, float]:
         return {name: statistics.median(found) for name, found in self.samples.items()}
 
+    def scores(self) -> dict[str, float]:
+        """Each config's median, over the rounds, of its sample over that round's median
+        sample: its speed relative to the others in the same round, so that what the
+        load of one round does to all of them cancels (the tune's final scores the same
+        way, `clmodes.tune.finals.scores`). Why not the pooled medians: the load drifts
+        between rounds, and a pooled median is taken in whichever round is a config's
+        middle one; under 3 busy processes on Intel the pooled best was a config that
+        was 1.075x slower than the tune's choice, paired, in 19 of 20 runs."""
+        return finals.scores(self.rows(), list(self.samples))
+
+    def rows(self) -> list[dict[str, float]]:
+        """The rounds as the final's rows: config -> its sample in that round."""
+        return [{name: found[index] for name, found in self.samples.items()}
+                for index in range(self.rounds)]
+
+    def paired(self, chosen: str, best: str, rounds: slice = slice(None)) -> float:
+        """The median, over `rounds`, of `chosen`'s sample over `best`'s in the same
+        round."""
+        ours, theirs = self.samples[chosen][rounds], self.samples[best][rounds]
+        return statistics.median(a / b for a, b in zip(ours, theirs))
+
     def spread(self, names) -> dict[str, list[float]]:
         """Min, quartiles and max of each named config's samples: a config whose samples
         split into a fast and a slow mode shows it here, which its median hides."""
@@ -125,38 +155,77 @@ class Remeasure:
 
 def resolved_worse(reference: Remeasure, chosen: str, best: str, draws: int = 2000) -> bool:
     """Is `chosen` more than TARGET times slower than `best` beyond the re-measurement's
-    own noise? A paired bootstrap over the reference's rounds (both configs sampled in
-    each): True when the 2.5th percentile of median(chosen) / median(best) is above
-    TARGET. Under load the spread of one config's samples can be wider than TARGET, and
-    then a "best" taken from the medians is not resolved to within TARGET either."""
+    own noise? A bootstrap over the reference's rounds of the median paired ratio (both
+    configs are sampled in each round): True when its 2.5th percentile is above TARGET.
+    Under load a config's samples can spread wider than TARGET, and then the best is not
+    resolved to within TARGET either."""
     if chosen == best:
         return False
-    ours, theirs = reference.samples[chosen], reference.samples[best]
-    rounds = min(len(ours), len(theirs))
+    ratios = np.array([a / b for a, b in zip(reference.samples[chosen],
+                                             reference.samples[best])])
     rng = np.random.default_rng(0)
-    ratios = []
-    for _ in range(draws):
-        picked = rng.integers(0, rounds, rounds)
-        ratios.append(np.median([ours[i] for i in picked]) / np.median([theirs[i] for i in picked]))
-    return float(np.percentile(ratios, 2.5)) > TARGET
+    medians = np.median(ratios[rng.integers(0, len(ratios), (draws, len(ratios)))], axis=1)
+    return float(np.percentile(medians, 2.5)) > TARGET
 
 
-def summarize(runs: list[dict], medians: dict[str, float], space_size: int) -> dict:
-    best = min(medians.values())
-    ratios = [medians[run["winner"]] / best if run["winner"] in medians else float("inf")
-              for run in runs]
-    for run, ratio in zip(runs, ratios):
-        run["chosen_over_best"] = ratio
+def best_fate(run: dict, best: str) -> str:
+    """What the tune did with the re-measurement's best, when it chose another: the
+    racer's reason where it dropped it, else "measured, lost" (it reached the end of its
+    race or the final and was ranked below the winner). What a miss reads first."""
+    reasons = run.pop("dropped_reasons", {})
+    if run["winner"] == best:
+        return "chosen"
+    reason = reasons.get(best)
+    if isinstance(reason, dict):
+        reason = reason.get("dropped") or reason.get("failed") or json.dumps(reason)
+    return f"dropped: {reason}" if reason else "measured, lost"
+
+
+def summarize(runs: list[dict], reference: Remeasure, space_size: int) -> dict:
+    """Each run's choice against the best by paired score (`Remeasure.scores`), as the
+    median paired ratio over every round; the pooled-median figures beside it, for
+    comparison with the earlier reports, which had only those."""
+    scores, medians = reference.scores(), reference.medians()
+    best = min(scores, key=lambda name: (scores[name], name))
+    pooled_best = min(medians.values())
+    for index, run in enumerate(runs):
+        known = run["winner"] in scores
+        run["chosen_over_best"] = reference.paired(run["winner"], best) if known else float("inf")
+        # the one round right after this run: the choice against the best at its moment
+        run["chosen_over_best_then"] = (reference.paired(run["winner"], best,
+                                                         slice(index, index + 1))
+                                        if known else float("inf"))
+        run["pooled_chosen_over_best"] = (medians[run["winner"]] / pooled_best if known
+                                          else float("inf"))
+        run["best_fate"] = best_fate(run, best)
+    ratios = [run["chosen_over_best"] for run in runs]
+    pooled = [run["pooled_chosen_over_best"] for run in runs]
     seconds = [run["tune_seconds"] for run in runs if run["tune_seconds"] is not None]
     return {
         "within_1.05_fraction": sum(r <= TARGET for r in ratios) / len(ratios),
         "median_chosen_over_best": statistics.median(ratios),
         "worst_chosen_over_best": max(ratios),
+        "pooled_within_1.05_fraction": sum(r <= TARGET for r in pooled) / len(pooled),
         "median_tune_s": statistics.median(seconds) if seconds else None,
         "measured_every_config": all(run["measured_here"] == space_size for run in runs),
-        "best": min(medians, key=medians.__getitem__),
-        "best_s": best,
+        "best": best,
+        "best_s": medians[best],
+        "pooled_best": min(medians, key=medians.__getitem__),
     }
+
+
+def measure(stream, space, operands, args, log) -> tuple[list[dict], Remeasure]:
+    """The counted tunes, a re-measurement round after each and `--rounds` more."""
+    tune_once(stream, space, operands, "build")  # builds every kernel; not counted
+    reference = Remeasure(stream, space, operands)
+    runs = []
+    for index in range(args.runs):
+        runs.append(tune_once(stream, space, operands, f"run{index}"))
+        reference.round()
+        log(f"  run {index}: {runs[-1]['winner']} in {runs[-1]['tune_seconds']:.2f} s")
+    for _ in range(args.rounds):
+        reference.round()
+    return runs, reference
 
 
 def main(argv=None) -> int:
@@ -170,32 +239,28 @@ def main(argv=None) -> int:
             for _ in range(2))
     out = cla.zeros(stream.queue, (args.n, args.n), np.float32)
     operands = (out, a, b)
-    load_before, started = benchlib.loadavg(), time.perf_counter()
+    started = time.perf_counter()
     log(f"bench_decisions: {client.device.label}, {len(space)} configs, n={args.n}, "
-        f"{args.runs} runs")
-    tune_once(stream, space, operands, "build")  # builds every kernel; not counted
-    reference = Remeasure(stream, space, operands)
-    runs = []
-    for index in range(args.runs):
-        runs.append(tune_once(stream, space, operands, f"run{index}"))
-        reference.round()
-        log(f"  run {index}: {runs[-1]['winner']} in {runs[-1]['tune_seconds']:.2f} s")
-    for _ in range(args.rounds):
-        reference.round()
-    medians = reference.medians()
-    summary = summarize(runs, medians, len(space))
+        f"{args.runs} runs, {args.load} busy processes beside")
+    with benchlib.busy_load(args.load):
+        load_before = benchlib.loadavg()
+        runs, reference = measure(stream, space, operands, args, log)
+        load_after = benchlib.loadavg()
+    summary = summarize(runs, reference, len(space))
     summary["resolved_worse_fraction"] = sum(
         resolved_worse(reference, run["winner"], summary["best"])
-        for run in runs if run["winner"] in medians) / len(runs)
+        for run in runs if run["winner"] in reference.samples) / len(runs)
     results = {
         "meta": {**benchlib.run_meta(client.device), "runs": args.runs, "n": args.n,
                  "subspace": args.subspace, "configs": len(space),
                  "remeasure_rounds": reference.rounds,
                  "smoke": args.smoke, "loadavg_before": load_before,
-                 "loadavg_after": benchlib.loadavg(), "total_s": time.perf_counter() - started},
+                 "busy_processes": args.load,
+                 "loadavg_after": load_after, "total_s": time.perf_counter() - started},
         "summary": summary,
         "runs": runs,
-        "remeasured_s": medians,
+        "remeasured_s": reference.medians(),
+        "remeasured_scores": reference.scores(),
         # the chosen configs' and the best's samples: how a choice far from the best
         # looked in the re-measurement
         "remeasured_spread_s": reference.spread({summary["best"], *(r["winner"] for r in runs)}),
@@ -206,7 +271,7 @@ def main(argv=None) -> int:
           f"median tune {summary['median_tune_s']:.2f} s; "
           f"{summary['resolved_worse_fraction']:.2f} beyond {TARGET}x by the re-measurement's "
           f"own noise; load {load_before} -> "
-          f"{results['meta']['loadavg_after']}")
+          f"{load_after}")
     benchlib.write_json(args.json, results)
     clmodes.default_store().close()
     return 0

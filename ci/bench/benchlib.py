@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import gc
 import itertools
 import json
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,6 +153,35 @@ def warn_if_loaded(log: Callable[[str], None], limit: float = 0.5) -> float | No
         log(f"warning: load average {load:.2f} before starting: other work on this "
             "machine will add noise (launch figures most)")
     return load
+
+
+# A busy loop that ends when its parent does: a benchmark killed without its `finally`
+# (SIGKILL, SIGTERM) leaves no loop spinning behind it.
+_BUSY = """import os
+parent = os.getppid()
+while os.getppid() == parent:
+    for _ in range(100000):
+        pass
+"""
+
+
+@contextlib.contextmanager
+def busy_load(count: int, settle_s: float = 5.0) -> Iterator[None]:
+    """`count` busy-looping child processes for the duration of the block: a load that a
+    figure "under load" can be measured under again, where the machine's own load is
+    whatever else ran. They are this process's own children, stopped through their
+    handles (never by name), and waited for, so none outlives the block. `settle_s`:
+    the seconds they run before the block starts, so it starts loaded."""
+    workers = [subprocess.Popen([sys.executable, "-c", _BUSY]) for _ in range(max(count, 0))]
+    try:
+        if workers:
+            time.sleep(settle_s)
+        yield
+    finally:
+        for worker in workers:
+            worker.kill()
+        for worker in workers:
+            worker.wait()
 
 
 def device_meta(device) -> dict[str, object]:

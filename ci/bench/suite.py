@@ -97,6 +97,8 @@ BENCHES: tuple[Bench, ...] = (
           "pyopencl against a warmed clmodes process", devices="each", long=True),
     Bench("decisions", "bench_decisions.py", "20 exhaustive tunes of a 48-config GEMM "
           "subspace: choices against an interleaved re-measurement's best", long=True),
+    Bench("decisions_loaded", "bench_decisions.py", "the same beside 3 busy-looping "
+          "processes (a load that can be repeated)", args=("--load", "3"), long=True),
     Bench("fleet", "bench_fleet.py", "fleet warm over a two-node Ray cluster against "
           "single warms", devices="first", long=True, needs=("ray",), smoke="setup"),
 )

@@ -40,7 +40,8 @@ from collections.abc import Callable, Mapping
 
 from clmodes.measure import executing
 from clmodes.stream import Stream
-from clmodes.tune.racing import Candidate, Measurement, RacePolicy, real_timing, sample
+from clmodes.tune.racing import (Candidate, Measurement, RacePolicy, real_timing, sample,
+                                 warm_up_timing)
 
 log = logging.getLogger("clmodes")
 
@@ -124,13 +125,15 @@ class Final:
 def run_final(candidates: Mapping[str, Candidate], stream: Stream, args: tuple[object, ...],
               policy: RacePolicy, describe: str,
               out_of_time: Callable[[], bool] = lambda: False) -> Final:
-    """Race `candidates` (built) in paired rounds under EXECUTE (`play`): one warm-up run
-    each first (its caches refilled after the other races), timed for its repeats."""
+    """Race `candidates` (built) in paired rounds under EXECUTE (`play`): a warm-up each
+    first (its caches refilled after the other races), timed for its repeats
+    (`warm_up_timing`)."""
     repeats: dict[str, int] = {}
     with executing(stream):
         for name, candidate in candidates.items():
             try:
-                repeats[name] = policy.repeats(sample(candidate, stream, args))
+                repeats[name] = policy.final_repeats(warm_up_timing(candidate, stream, args,
+                                                                    policy))
             except Exception as error:  # noqa: BLE001 - any failure drops the candidate
                 log.warning("%s: finalist %r dropped: %s", describe, name, error)
         final = play(list(repeats), lambda name: sample(candidates[name], stream, args,

@@ -218,6 +218,8 @@ class Tuner:
         build_queued(self.stream)
         final = run_final(runnable, self.stream, inputs, self.policy,
                           self.describe + " (final)", self.spending.out_of_time)
+        log.debug("%s: final between %s: %s after %d rounds", self.describe, names,
+                  final.order, len(final.rounds))
         race_index, self.races = self.races, self.races + 1
         for name, measurement in final.measurements.items():
             self.known.keep(name, self.results[name].identity,

@@ -1,5 +1,6 @@
 """docs/contract.md, Autotune: every rule, on real OpenCL."""
 
+import dataclasses
 import threading
 
 import numpy as np
@@ -274,8 +275,49 @@ def test_a_short_kernel_is_run_several_times_per_sample(stream):
 
 
 @pytest.mark.parametrize("warm_up_s, expected", [
-    (1e-5, 16), (4e-4, 3), (1e-3, 1), (2e-3, 1), (None, 1), (float("nan"), 1), (-1.0, 1),
+    (1e-5, 16), (4e-4, 3), (6e-4, 3), (1e-3, 1), (2e-3, 1), (None, 1), (float("nan"), 1),
+    (-1.0, 1),
 ])
 def test_runs_per_sample_fill_the_minimum_sample_time(warm_up_s, expected):
+    """Never two runs (their median is their mean) where three are allowed."""
     assert clmodes.RacePolicy().repeats(warm_up_s) == expected
     assert clmodes.RacePolicy(repeats_max=1).repeats(warm_up_s) == 1
+    assert clmodes.RacePolicy(repeats_max=2).repeats(6e-4) == 2
+
+
+@pytest.mark.parametrize("warm_up_s, expected", [
+    (1e-5, 16), (4e-4, 3), (5e-3, 3), (1.9e-2, 3), (2e-2, 1), (0.5, 1), (None, 1),
+    (float("nan"), 1),
+])
+def test_a_finals_samples_are_several_runs_below_a_limit(warm_up_s, expected):
+    """The final decides between close candidates: a finalist under 20 ms is sampled as
+    the median of at least three runs; a slow one stays at one run a sample."""
+    assert clmodes.RacePolicy().final_repeats(warm_up_s) == expected
+    assert clmodes.RacePolicy(repeats_max=1).final_repeats(warm_up_s) == 1
+
+
+def test_a_warm_up_slowed_once_keeps_its_runs_per_sample(stream):
+    """The runs per sample follow the fastest of a few warm-up timings: a candidate whose
+    first timed run was slow (here a far slower kernel stands in for another process's
+    burst) still gets several runs per sample. Fails when one timing decides."""
+    from clmodes.measure import executing
+    from clmodes.tune.racing import warm_up_timing
+
+    candidates = slow_and_fast_candidates()
+    slow = candidates.pop("slow")
+    fast = next(iter(candidates.values()))
+    out, x = buffers(stream)
+    calls = []
+
+    def burst_then_fast(stream, *args):
+        calls.append(len(calls))
+        return (slow if len(calls) == 1 else fast)(stream, *args)
+
+    with executing(stream):
+        slow(stream, out, x, x.size), fast(stream, out, x, x.size)  # built and warm
+        policy = clmodes.RacePolicy(retime_below_s=10.0)
+        timing = warm_up_timing(burst_then_fast, stream, (out, x, x.size), policy)
+        assert policy.repeats(timing) > 1, timing
+        calls.clear()
+        once = dataclasses.replace(policy, warmup_timings=1)
+        assert once.repeats(warm_up_timing(burst_then_fast, stream, (out, x, x.size), once)) == 1
