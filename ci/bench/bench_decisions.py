@@ -24,7 +24,8 @@ a re-measurement taken only after the tunes sees another load than they did, and
 config is fastest can change with the load (a config staging B in local memory overtook
 the one that does not, between a run's tunes and its re-measurement). Each run's choice
 is reported that way, beside its pooled-median figure (`pooled_*`, what earlier
-reports had) and its figure in the one round right after it (`chosen_over_best_then`).
+reports had; per run `pooled_vs_best`) and its figure in the one round right after it
+(`then_vs_best`).
 `--load K` runs K busy-looping processes beside it all, a load that can be repeated.
 
 Figures: `within_1.05_fraction` (runs choosing at most 1.05x the best), the median and
@@ -192,14 +193,12 @@ def summarize(runs: list[dict], reference: Remeasure, space_size: int) -> dict:
         known = run["winner"] in scores
         run["chosen_over_best"] = reference.paired(run["winner"], best) if known else float("inf")
         # the one round right after this run: the choice against the best at its moment
-        run["chosen_over_best_then"] = (reference.paired(run["winner"], best,
-                                                         slice(index, index + 1))
-                                        if known else float("inf"))
-        run["pooled_chosen_over_best"] = (medians[run["winner"]] / pooled_best if known
-                                          else float("inf"))
+        run["then_vs_best"] = (reference.paired(run["winner"], best, slice(index, index + 1))
+                               if known else float("inf"))
+        run["pooled_vs_best"] = medians[run["winner"]] / pooled_best if known else float("inf")
         run["best_fate"] = best_fate(run, best)
     ratios = [run["chosen_over_best"] for run in runs]
-    pooled = [run["pooled_chosen_over_best"] for run in runs]
+    pooled = [run["pooled_vs_best"] for run in runs]
     seconds = [run["tune_seconds"] for run in runs if run["tune_seconds"] is not None]
     return {
         "within_1.05_fraction": sum(r <= TARGET for r in ratios) / len(ratios),
