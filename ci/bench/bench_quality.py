@@ -58,6 +58,7 @@ import statistics  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 WITHIN = 1.05
@@ -73,7 +74,9 @@ def parse_args(argv):
     parser.add_argument("--n", type=int, default=256, help="m = n = k (Xgemm: a multiple of 128)")
     parser.add_argument("--budget", type=float, default=40.0, help="seconds per tune")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--ours", default="model,local", help="clmodes strategies: model, local, random")
+    parser.add_argument("--ours", default="model,local",
+                        help="clmodes strategies: model, local, random; a '+start' suffix (GEMM "
+                             "only) starts from kernels_cl.matmul's start configs")
     parser.add_argument("--kt", default=KT_STRATEGIES, help="Kernel Tuner strategies")
     parser.add_argument("--rounds", type=int, default=5, help="re-measurement rounds")
     parser.add_argument("--best-known", default=str(Path(tempfile.gettempdir())
@@ -87,11 +90,28 @@ def parse_args(argv):
     return args
 
 
+START = "+start"
+
+
 def our_strategy(label: str, seed: int):
     from clmodes.tune import LocalSearch, ModelGuided, RandomSample
 
     return {"model": lambda: ModelGuided(seed=seed), "local": lambda: LocalSearch(seed=seed),
-            "random": lambda: RandomSample(100_000, seed=seed)}[label]()
+            "random": lambda: RandomSample(100_000, seed=seed)}[label.removesuffix(START)]()
+
+
+def our_start(label: str, space: str):
+    """`start=` for a '+start' label: `kernels_cl.matmul.start_configs`, the configs that
+    library's own GEMM tunables start from. It is prior knowledge Kernel Tuner is not
+    given (it has no start configs for its strategies), so these runs are reported apart
+    from the search-only ratio: they measure what a user of kernels_cl gets, not a search."""
+    if not label.endswith(START):
+        return None
+    if space != "gemm":
+        raise SystemExit(f"bench_quality: {label!r}: start configs exist for the gemm space only")
+    from kernels_cl.matmul import start_configs
+
+    return start_configs
 
 
 def cache_key(fingerprint: str, space: str, n: int) -> str:
@@ -127,7 +147,7 @@ def run_space(setup: dict, label: str, args, log) -> dict:
         for tool, strategy in order:
             if tool == "clmodes":
                 run = sides.run_clmodes(stream, prob, strategy, our_strategy(strategy, seed), seed,
-                                        args.budget)
+                                        args.budget, start=our_start(strategy, label))
             else:
                 run = sides.run_kernel_tuner(kt, where, prob, strategy, seed, args.budget)
             runs.append(run)
@@ -156,7 +176,10 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
                     candidates[name] = None
     log(f"  {prob.label}: re-measuring {len(candidates)} configs ({len(cached)} from the "
         f"cache), {args.rounds} rounds")
-    rated = sides.remeasure(setup["client"], prob, list(candidates), args.rounds)
+    failures: dict[str, str] = {}
+    rated = sides.remeasure(setup["client"], prob, list(candidates), args.rounds, failures)
+    for name, why in failures.items():
+        log(f"  {prob.label}: {name} failed when re-measured: {why}")
     timed = sorted((s, n) for n, s in rated.items() if s is not None)
     if not timed:
         raise RuntimeError(f"{prob.label}: no incumbent ran when re-measured")
@@ -181,20 +204,29 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
                       "median_results": statistics.median(s["n"]),
                       "median_first_result_s": median_or_none(s["first"])}
                for name, s in strategies.items()}
-    ours = [v["median_time_to_quality_s"] for k, v in summary.items() if k.startswith("clmodes:")]
-    theirs = [v["median_time_to_quality_s"] for k, v in summary.items()
-              if k.startswith("kernel_tuner:")]
-    best_ours = min((v for v in ours if v is not None), default=None)
-    best_theirs = min((v for v in theirs if v is not None), default=None)
-    ratio = (best_ours / best_theirs if best_ours is not None and best_theirs else None)
+    best_ours = _best_median(summary, lambda k: k.startswith("clmodes:") and not k.endswith(START))
+    best_started = _best_median(summary, lambda k: k.startswith("clmodes:") and k.endswith(START))
+    best_theirs = _best_median(summary, lambda k: k.startswith("kernel_tuner:"))
     return {"space": prob.label, "space_size": len(prob.space), "n": args.n,
             "best_known": best_name, "best_known_s": best_s, "rated": rated,
+            "failed_when_rated": failures,
             "runs": per_run, "strategies": summary,
             "curve": {"title": f"{prob.label} ({len(prob.space)} configs, n={args.n}), "
                                f"{args.budget:.0f} s budgets, {args.seeds} seeds",
                       **curve(runs, rated, best_s, args.budget)},
             "best_clmodes_ttq_s": best_ours, "best_kernel_tuner_ttq_s": best_theirs,
-            "ratio_ttq_clmodes_over_kernel_tuner": ratio}
+            "best_clmodes_with_start_ttq_s": best_started,
+            "ratio_ttq_clmodes_over_kernel_tuner": _ratio(best_ours, best_theirs),
+            "ratio_ttq_with_start_over_kernel_tuner": _ratio(best_started, best_theirs)}
+
+
+def _best_median(summary: dict, chosen: Callable[[str], bool]) -> float | None:
+    return min((v["median_time_to_quality_s"] for k, v in summary.items()
+                if chosen(k) and v["median_time_to_quality_s"] is not None), default=None)
+
+
+def _ratio(ours: float | None, theirs: float | None) -> float | None:
+    return ours / theirs if ours is not None and theirs else None
 
 
 def curve(runs: list, rated: dict, best_s: float, budget: float) -> dict:
@@ -241,6 +273,10 @@ def table(result: dict) -> str:
     ratio = result["ratio_ttq_clmodes_over_kernel_tuner"]
     lines.append(f"best clmodes / best Kernel Tuner median time to quality: "
                  f"{'n/a' if ratio is None else f'{ratio:.2f}'} (target <= 0.4)")
+    if any(name.endswith(START) for name in result["strategies"]):
+        started = result["ratio_ttq_with_start_over_kernel_tuner"]
+        lines.append(f"with kernels_cl's start configs (prior knowledge, not a search): "
+                     f"{'n/a' if started is None else f'{started:.2f}'}")
     return "\n".join(lines)
 
 

@@ -103,14 +103,23 @@ def header(report: dict) -> list[str]:
     if report.get("merged"):
         lines += ["Merged (`ci/bench/run --merge`): runs of earlier reports that this one did "
                   "not repeat are kept, each with its own date and commit.", ""]
-    lines += ["| benchmark | device | status | seconds | 1-min load before | after | date | commit |",
-              "| --- | --- | --- | ---: | ---: | ---: | --- | --- |"]
+    lines += ["| benchmark | device | status | seconds | 1-min load before | after | date | commit "
+              "| on |",
+              "| --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |"]
     for run in report["runs"]:
         lines.append(f"| {run['bench']} | {run['device'] or '-'} | {run['status']} | "
                      f"{run['seconds']:.0f} | {_load(run['load_before'])} | "
                      f"{_load(run['load_after'])} | {run.get('date') or report['date']} | "
-                     f"{run.get('commit') or v.get('commit') or '?'} |")
+                     f"{run.get('commit') or v.get('commit') or '?'} | {_where(run)} |")
     return lines
+
+
+def _where(run: dict) -> str:
+    """The run's device label and CPU; '-' for a run recorded before runs carried them."""
+    label, cpu = run.get("device_label"), run.get("cpu")
+    if label and cpu and cpu not in label:
+        return f"{label} ({cpu})"
+    return label or cpu or "-"
 
 
 def bench_table(name: str, what: str, rows: list[dict]) -> list[str]:

@@ -148,15 +148,15 @@ class _TimedSearch:
 
 
 def run_clmodes(stream: clmodes.Stream, prob: Problem, label: str, strategy, seed: int,
-                budget_s: float) -> Trajectory:
-    """One cold tune of a never-tuned Tunable under EXECUTE with `Budget(seconds=)`; its
-    clock starts at the call."""
+                budget_s: float, start=None) -> Trajectory:
+    """One cold tune of a never-tuned Tunable under EXECUTE with `Budget(seconds=)` (and
+    `start=` when given); its clock starts at the call."""
     events: list = []
     started = [0.0]
     tunable = Tunable(f"bench_quality.{prob.label}.{label}.{seed}.{time.time_ns()}",
                       key=lambda *args: {"n": prob.kt_problem[0]}, space=prob.space,
                       launch=prob.launcher(prob.salted()), strategy=Timed(strategy, events, started),
-                      budget=Budget(seconds=budget_s))
+                      budget=Budget(seconds=budget_s), start=start)
     stream.finish()
     with ProcessModeOverride(ProcessMode.EXECUTE):
         started[0] = time.perf_counter()
@@ -206,10 +206,12 @@ def run_kernel_tuner(kernel_tuner, where: tuple[int, int], prob: Problem, strate
 # -- rating ---------------------------------------------------------------------------------
 
 
-def remeasure(client: clmodes.Client, prob: Problem, names: list[str],
-              rounds: int) -> dict[str, float | None]:
+def remeasure(client: clmodes.Client, prob: Problem, names: list[str], rounds: int,
+              failures: dict[str, str] | None = None) -> dict[str, float | None]:
     """Device seconds (median of interleaved rounds) of each config on one fresh source,
-    every config built before any timing; None where one fails to build or run."""
+    every config built before any timing; None where one fails to build or run (its
+    error's first line into `failures`: a tool's incumbent that fails here is a wrong
+    answer it would have handed its user, worth reading, not only a gap in a curve)."""
     stream = client.stream("bench-quality-remeasure")
     launch = prob.launcher(prob.salted())
     configs = {name: prob.space.config(name) for name in names}
@@ -223,8 +225,10 @@ def remeasure(client: clmodes.Client, prob: Problem, names: list[str],
             try:
                 kt_harness.event_seconds(launch(stream, config, *prob.device_args))
                 runnable[name] = config
-            except Exception:  # noqa: BLE001 - a config that fails is rated as failed
+            except Exception as error:  # noqa: BLE001 - a config that fails is rated as failed
                 found[name] = None
+                if failures is not None:
+                    failures[name] = (str(error).strip().splitlines() or [type(error).__name__])[0]
         times = kt_harness.interleaved_device_times(
             {name: (lambda config=config: launch(stream, config, *prob.device_args))
              for name, config in runnable.items()}, rounds, warm_ups=1)

@@ -76,8 +76,9 @@ BENCHES: tuple[Bench, ...] = (
           long=True),
     Bench("quality", "bench_quality.py", "time to a config within 1.05 of the best known: "
           "clmodes' default strategy against Kernel Tuner's four (GEMM space, 60 s "
-          "budgets, 3 seeds; CLBlast's Xgemm with `--spaces xgemm`)",
-          args=("--spaces", "gemm", "--budget", "60", "--ours", "local"), long=True,
+          "budgets, 3 seeds; CLBlast's Xgemm with `--spaces xgemm`), and apart from them "
+          "the same search started from kernels_cl.matmul's start configs (local+start)",
+          args=("--spaces", "gemm", "--budget", "60", "--ours", "local,local+start"), long=True,
           needs=("kernel_tuner",)),
     Bench("strategies", "bench_strategies.py", "search strategies on synthetic objectives "
           "(no OpenCL)", devices="none", long=True),
@@ -149,6 +150,13 @@ def ratios(value: object, prefix: str = "") -> dict[str, float]:
     return found
 
 
+def _keep(folder: Path, stem: str, result: Path, output: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{stem}.log").write_text(output)
+    if result.exists():
+        shutil.copyfile(result, folder / f"{stem}.json")
+
+
 @dataclasses.dataclass
 class Outcome:
     """One run of one benchmark: its ratios, how it went, and the machine's load."""
@@ -164,8 +172,11 @@ class Outcome:
 
 
 def run_one(bench: Bench, device: str | None, *, smoke: bool = False,
-            devices: list[str] | None = None, timeout: float | None = None) -> Outcome:
-    """Run `bench` as a child process (on `device` through $CLMODES_DEVICE)."""
+            devices: list[str] | None = None, timeout: float | None = None,
+            keep: Path | None = None) -> Outcome:
+    """Run `bench` as a child process (on `device` through $CLMODES_DEVICE); with `keep`,
+    its whole JSON and output are copied there as `NAME-DEVICE.json` and `.log` (the page
+    keeps only ratios and curves; a long run's per-seed figures are worth keeping)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     if device:
@@ -181,6 +192,8 @@ def run_one(bench: Bench, device: str | None, *, smoke: bool = False,
                            f"{error.timeout:.0f} s", load_before, load_1min())
         seconds, load_after = time.perf_counter() - started, load_1min()
         output = (done.stdout or "") + (done.stderr or "")
+        if keep is not None:
+            _keep(keep, f"{bench.name}-{device or 'none'}", out, output)
         if done.returncode != 0 or not out.exists():
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             return Outcome({}, seconds, f"failed: {tail[0]}", load_before, load_after,

@@ -118,6 +118,7 @@ def test_a_merged_run_keeps_the_earlier_reports_other_runs(tmp_path: Path) -> No
 
     out, doc = tmp_path / "latest.json", tmp_path / "benchmarks.md"
     earlier = {"date": "2026-01-01T00:00:00+00:00", "versions": {"commit": "old1"},
+               "machine": {"cpu": "Old CPU 9000"}, "device_labels": {"-": "Old runtime / old device"},
                "runs": [{"bench": bench, "script": f"bench_{bench}.py", "what": bench,
                          "device": "-", "status": "ok", "seconds": 1.0, "load_before": 0.5,
                          "load_after": 0.5} for bench in ("core", "strategies")],
@@ -126,7 +127,8 @@ def test_a_merged_run_keeps_the_earlier_reports_other_runs(tmp_path: Path) -> No
     out.write_text(json.dumps(earlier))
     done = subprocess.run(
         [sys.executable, str(BENCH / "run"), "--smoke", "--only", "strategies", "--merge",
-         "--devices", "pocl,intel", "--out", str(out), "--doc", str(doc)],
+         "--devices", "pocl,intel", "--out", str(out), "--doc", str(doc),
+         "--keep", str(tmp_path / "kept")],
         capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     report = json.loads(out.read_text())
@@ -134,5 +136,14 @@ def test_a_merged_run_keeps_the_earlier_reports_other_runs(tmp_path: Path) -> No
     assert report["runs"][0]["date"] == "2026-01-01T00:00:00+00:00"
     assert report["runs"][0]["commit"] == "old1"
     assert report["runs"][1]["date"] != "2026-01-01T00:00:00+00:00"
+    # each run says where it ran: the kept one on the old machine, the new one here
+    assert report["runs"][0]["device_label"] == "Old runtime / old device"
+    assert report["runs"][0]["cpu"] == "Old CPU 9000"
+    assert report["runs"][1]["cpu"] == report["machine"]["cpu"] != "Old CPU 9000"
+    assert "Old runtime / old device (Old CPU 9000)" in doc.read_text()
+    # --keep: the script's whole JSON and its output, beside the page's summary
+    kept = json.loads((tmp_path / "kept" / "strategies-none.json").read_text())
+    assert kept["smoke"] is True and kept["kinds"]
+    assert (tmp_path / "kept" / "strategies-none.log").exists()
     assert [r["bench"] for r in report["rows"] if r["figure"] == "old_ratio"] == ["core"]
     assert "Merged (`ci/bench/run --merge`)" in doc.read_text()
