@@ -27,13 +27,16 @@ Tuner, scikit-learn): a once-per-process cost, not a tune's.
 Rating: the best known config is the fastest of a re-measurement, after all runs, of
 every run's incumbents (each config that was the best so far by its tool's own times,
 kept only when within 1.3x of that tool's fastest own time: slower ones cannot be within
-1.05) together with the best configs a previous run recorded in the `--best-known` JSON
+1.05; and each run's final choice, whatever its time, so every run's final quality and
+its curve's last point are known) together with the best configs a previous run recorded in the `--best-known` JSON
 cache (per device fingerprint, space and n; default a file in the temp folder), all
 built first, then timed in interleaved rounds of profiling events (`kt_harness`). A run's
 time to quality is the first moment its best so far re-measures within 1.05 of that best;
 never: null. Printed per space and strategy: the median over seeds (null when most
 seeds never got there), and the ratio of the best clmodes strategy's median to the best
-Kernel Tuner strategy's (target <= 0.4), with the median seconds to each strategy's
+Kernel Tuner strategy's (target <= 0.4; a '+start' strategy, which starts from
+kernels_cl.matmul's start configs, is prior knowledge, not a search, and has its own
+ratio), with the median seconds to each strategy's
 first result (the floor a time to quality cannot beat: one config's compile, and on
 PoCL its first launch's code generation). The cache then keeps the 5 fastest.
 
@@ -171,9 +174,12 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
             continue
         for run in (r for r in runs if r.tool == tool):
             times = {name: seconds for _, name, seconds in run.events}
-            for _, name in run.incumbents():
+            incumbents = run.incumbents()
+            for _, name in incumbents:
                 if times[name] is not None and times[name] <= OWN_SLACK * min(own):
                     candidates[name] = None
+            if incumbents:  # every run's final choice, however slow: how close each got
+                candidates[incumbents[-1][1]] = None
     log(f"  {prob.label}: re-measuring {len(candidates)} configs ({len(cached)} from the "
         f"cache), {args.rounds} rounds")
     failures: dict[str, str] = {}
@@ -204,9 +210,7 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
                       "median_results": statistics.median(s["n"]),
                       "median_first_result_s": median_or_none(s["first"])}
                for name, s in strategies.items()}
-    best_ours = _best_median(summary, lambda k: k.startswith("clmodes:") and not k.endswith(START))
-    best_started = _best_median(summary, lambda k: k.startswith("clmodes:") and k.endswith(START))
-    best_theirs = _best_median(summary, lambda k: k.startswith("kernel_tuner:"))
+    best_ours, best_started, best_theirs = medians(summary)
     return {"space": prob.label, "space_size": len(prob.space), "n": args.n,
             "best_known": best_name, "best_known_s": best_s, "rated": rated,
             "failed_when_rated": failures,
@@ -218,6 +222,14 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
             "best_clmodes_with_start_ttq_s": best_started,
             "ratio_ttq_clmodes_over_kernel_tuner": _ratio(best_ours, best_theirs),
             "ratio_ttq_with_start_over_kernel_tuner": _ratio(best_started, best_theirs)}
+
+
+def medians(summary: dict) -> tuple[float | None, float | None, float | None]:
+    """The best median time to quality of clmodes' searches, of its '+start' runs, and of
+    Kernel Tuner's strategies (None where no strategy of that kind has one)."""
+    return (_best_median(summary, lambda k: k.startswith("clmodes:") and not k.endswith(START)),
+            _best_median(summary, lambda k: k.startswith("clmodes:") and k.endswith(START)),
+            _best_median(summary, lambda k: k.startswith("kernel_tuner:")))
 
 
 def _best_median(summary: dict, chosen: Callable[[str], bool]) -> float | None:

@@ -88,8 +88,8 @@ def header(report: dict) -> list[str]:
                   "figures are not measurements; do not quote them.", ""]
     lines += [
         f"- date: {report['date']}",
-        f"- machine: {m['cpu']}, {m['cores']} cores ({m['arch']}), {m['os']}, "
-        f"Python {m['python']}",
+        f"- machine{' of the newest run (the Runs table says where each ran)' if report.get('merged') else ''}: "
+        f"{m['cpu']}, {m['cores']} cores ({m['arch']}), {m['os']}, Python {m['python']}",
         "- devices: " + ("; ".join(f"`{d}` = {report.get('device_labels', {}).get(d, d)}"
                                    for d in report["devices"]) or "none"),
         f"- clmodes {v['clmodes']} (commit {v.get('commit') or '?'}), pyopencl "

@@ -147,3 +147,21 @@ def test_a_merged_run_keeps_the_earlier_reports_other_runs(tmp_path: Path) -> No
     assert (tmp_path / "kept" / "strategies-none.log").exists()
     assert [r["bench"] for r in report["rows"] if r["figure"] == "old_ratio"] == ["core"]
     assert "Merged (`ci/bench/run --merge`)" in doc.read_text()
+
+
+def test_quality_keeps_runs_started_from_known_configs_out_of_the_search_ratio() -> None:
+    """bench_quality's '+start' strategies start from kernels_cl's start configs: prior
+    knowledge Kernel Tuner is not given. Their median must not stand in for the search's
+    in the target ratio, and they get a ratio of their own."""
+    import bench_quality
+
+    summary = {"clmodes:local": {"median_time_to_quality_s": None},
+               "clmodes:local+start": {"median_time_to_quality_s": 2.0},
+               "kernel_tuner:random_sample": {"median_time_to_quality_s": 40.0},
+               "kernel_tuner:bayes_opt": {"median_time_to_quality_s": 20.0}}
+    search, started, theirs = bench_quality.medians(summary)
+    assert (search, started, theirs) == (None, 2.0, 20.0)
+    assert bench_quality.our_start("local", "gemm") is None
+    assert callable(bench_quality.our_start("local+start", "gemm"))
+    with pytest.raises(SystemExit, match="gemm space only"):
+        bench_quality.our_start("local+start", "xgemm")
