@@ -56,7 +56,6 @@ if __name__ == "__main__":
 
 import json  # noqa: E402
 import math  # noqa: E402
-import os  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
