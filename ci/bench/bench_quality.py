@@ -27,8 +27,9 @@ Tuner, scikit-learn): a once-per-process cost, not a tune's.
 Rating: the best known config is the fastest of a re-measurement, after all runs, of
 every run's incumbents (each config that was the best so far by its tool's own times,
 kept only when within 1.3x of that tool's fastest own time: slower ones cannot be within
-1.05; and each run's final choice, whatever its time, so every run's final quality and
-its curve's last point are known) together with the best configs a previous run recorded in the `--best-known` JSON
+1.05; and each run's answer, whatever its time: clmodes' stored decision, which its
+final chose by re-timing the finalists side by side, Kernel Tuner's fastest own time)
+together with the best configs a previous run recorded in the `--best-known` JSON
 cache (per device fingerprint, space and n; default a file in the temp folder), all
 built first, then timed in interleaved rounds of profiling events (`kt_harness`). A run's
 time to quality is the first moment its best so far re-measures within 1.05 of that best;
@@ -177,8 +178,8 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
             for _, name in incumbents:
                 if times[name] is not None and times[name] <= OWN_SLACK * min(own):
                     candidates[name] = None
-            if incumbents:  # every run's final choice, however slow: how close each got
-                candidates[incumbents[-1][1]] = None
+            if run.answer():  # every run's answer, however slow: how close each got
+                candidates[run.answer()] = None
     log(f"  {prob.label}: re-measuring {len(candidates)} configs ({len(cached)} from the "
         f"cache), {args.rounds} rounds")
     failures: dict[str, str] = {}
@@ -194,7 +195,7 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
     per_run = [{"tool": r.tool, "strategy": r.strategy, "seed": r.seed, "wall_s": r.wall_s,
                 "results": len(r.events), "ran": sum(e[2] is not None for e in r.events),
                 "time_to_quality_s": sides.time_to_quality(r, rated, best_s, WITHIN),
-                "final_over_best": _final(r, rated, best_s),
+                "final_over_best": _final(r, rated, best_s), "answer": r.answer(),
                 "first_result_s": r.events[0][0] if r.events else None,
                 "events": [list(e) for e in r.events]} for r in runs]
     strategies: dict[str, dict] = {}
@@ -263,11 +264,9 @@ def curve(runs: list, rated: dict, best_s: float, budget: float) -> dict:
 
 
 def _final(run, rated: dict, best_s: float) -> float | None:
-    """The run's final choice (its fastest own time), re-measured, over the best."""
-    incumbents = run.incumbents()
-    if not incumbents:
-        return None
-    seconds = rated.get(incumbents[-1][1])
+    """The run's answer (clmodes' decision; Kernel Tuner's fastest own time), re-measured,
+    over the best."""
+    seconds = rated.get(run.answer() or "")
     return None if seconds is None else seconds / best_s
 
 

@@ -109,6 +109,14 @@ class Trajectory:
     seed: int
     wall_s: float
     events: list[tuple[float, str, float | None]]
+    chosen: str | None = None  # the tool's answer when it is not its best own time (clmodes' decision)
+
+    def answer(self) -> str | None:
+        """What the tool hands its user: clmodes' stored decision (its final re-times the
+        finalists side by side, so it can differ from the fastest own time), else the
+        config with the fastest own time (Kernel Tuner's best)."""
+        incumbents = self.incumbents()
+        return self.chosen or (incumbents[-1][1] if incumbents else None)
 
     def incumbents(self) -> list[tuple[float, str]]:
         """(when, name) each time the best so far (by the tool's own times) changed."""
@@ -163,7 +171,8 @@ def run_clmodes(stream: clmodes.Stream, prob: Problem, label: str, strategy, see
         tunable(stream, *prob.device_args)
         stream.finish()
         wall = time.perf_counter() - started[0]
-    return Trajectory("clmodes", label, seed, wall, events)
+    return Trajectory("clmodes", label, seed, wall, events,
+                      chosen=tunable.winner(stream, *prob.device_args))
 
 
 def run_kernel_tuner(kernel_tuner, where: tuple[int, int], prob: Problem, strategy: str,
