@@ -174,16 +174,15 @@ def rate(setup: dict, prob, runs: list, args, log) -> dict:
             continue
         for run in (r for r in runs if r.tool == tool):
             times = {name: seconds for _, name, seconds in run.events}
-            incumbents = run.incumbents()
-            for _, name in incumbents:
+            for _, name in run.incumbents():
                 if times[name] is not None and times[name] <= OWN_SLACK * min(own):
                     candidates[name] = None
-            if run.answer():  # every run's answer, however slow: how close each got
-                candidates[run.answer()] = None
+            answer = run.answer()
+            if answer:  # every run's answer, however slow: how close each got
+                candidates[answer] = None
     log(f"  {prob.label}: re-measuring {len(candidates)} configs ({len(cached)} from the "
         f"cache), {args.rounds} rounds")
-    failures: dict[str, str] = {}
-    rated = sides.remeasure(setup["client"], prob, list(candidates), args.rounds, failures)
+    rated, failures = sides.remeasure(setup["client"], prob, list(candidates), args.rounds)
     for name, why in failures.items():
         log(f"  {prob.label}: {name} failed when re-measured: {why}")
     timed = sorted((s, n) for n, s in rated.items() if s is not None)

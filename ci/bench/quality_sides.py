@@ -215,12 +215,12 @@ def run_kernel_tuner(kernel_tuner, where: tuple[int, int], prob: Problem, strate
 # -- rating ---------------------------------------------------------------------------------
 
 
-def remeasure(client: clmodes.Client, prob: Problem, names: list[str], rounds: int,
-              failures: dict[str, str] | None = None) -> dict[str, float | None]:
+def remeasure(client: clmodes.Client, prob: Problem, names: list[str],
+              rounds: int) -> tuple[dict[str, float | None], dict[str, str]]:
     """Device seconds (median of interleaved rounds) of each config on one fresh source,
-    every config built before any timing; None where one fails to build or run (its
-    error's first line into `failures`: a tool's incumbent that fails here is a wrong
-    answer it would have handed its user, worth reading, not only a gap in a curve)."""
+    every config built before any timing, None where one fails to build or run; and each
+    failure's first line (a tool's incumbent that fails here is a wrong answer it would
+    have handed its user, worth reading, not only a gap in a curve)."""
     stream = client.stream("bench-quality-remeasure")
     launch = prob.launcher(prob.salted())
     configs = {name: prob.space.config(name) for name in names}
@@ -228,6 +228,7 @@ def remeasure(client: clmodes.Client, prob: Problem, names: list[str], rounds: i
         for config in configs.values():
             launch(stream, config, *prob.device_args)
     found: dict[str, float | None] = {}
+    failures: dict[str, str] = {}
     runnable = {}
     with ProcessModeOverride(ProcessMode.EXECUTE):
         for name, config in configs.items():
@@ -236,13 +237,12 @@ def remeasure(client: clmodes.Client, prob: Problem, names: list[str], rounds: i
                 runnable[name] = config
             except Exception as error:  # noqa: BLE001 - a config that fails is rated as failed
                 found[name] = None
-                if failures is not None:
-                    failures[name] = (str(error).strip().splitlines() or [type(error).__name__])[0]
+                failures[name] = (str(error).strip().splitlines() or [type(error).__name__])[0]
         times = kt_harness.interleaved_device_times(
             {name: (lambda config=config: launch(stream, config, *prob.device_args))
              for name, config in runnable.items()}, rounds, warm_ups=1)
     found.update({name: t["median_s"] for name, t in times.items()})
-    return found
+    return found, failures
 
 
 def time_to_quality(run: Trajectory, rated: dict[str, float | None], best_s: float,
