@@ -17,11 +17,12 @@ import warnings
 import pyopencl
 
 from clmodes.cli.errors import UsageError, run_verb
+from clmodes.cli.exiting import exit_now
 from clmodes.cli.logs import configure
 from clmodes.cli.parser import build_parser
 from clmodes.workload import load_workload
 
-__all__ = ["UsageError", "load_workload", "main"]
+__all__ = ["UsageError", "load_workload", "main", "run"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,6 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return _reader_gone()
     return status
+
+
+def run() -> None:
+    """The `clmodes` script and `python -m clmodes`: `main()`, then the process ends with
+    its status without the OpenCL runtimes' teardown at exit (`exiting.py` says why)."""
+    exit_now(main())
 
 
 def _reader_gone() -> int:
