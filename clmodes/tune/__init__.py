@@ -9,7 +9,7 @@ the driver of a strategy without OpenCL that benchmarks and tests use)."""
 from clmodes.tune import bucket
 from clmodes.tune.budget import Budget
 from clmodes.tune.checking import Tolerance
-from clmodes.tune.racing import Measurement, RacePolicy
+from clmodes.tune.racing import Measurement, RacePolicy, RunsAs
 from clmodes.tune.tunable import Tunable
 from clmodes.tune.restriction import RestrictionError
 from clmodes.tune.space import TuningSpace
@@ -40,6 +40,7 @@ __all__ = [
     "TuningSpace",
     "Measurement",
     "RacePolicy",
+    "RunsAs",
     "Tolerance",
     "Tunable",
     "Variant",

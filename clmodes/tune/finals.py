@@ -137,7 +137,7 @@ def run_final(candidates: Mapping[str, Candidate], stream: Stream, args: tuple[o
             except Exception as error:  # noqa: BLE001 - any failure drops the candidate
                 log.warning("%s: finalist %r dropped: %s", describe, name, error)
         final = play(list(repeats), lambda name: sample(candidates[name], stream, args,
-                                                        repeats[name]),
+                                                        repeats[name], policy.final_runs_as),
                      policy, describe, out_of_time)
     for name, measurement in final.measurements.items():
         measurement.repeats = repeats[name]

@@ -38,6 +38,7 @@ The race measures one generation; the decision between races is the final's
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 import logging
 import statistics
@@ -50,6 +51,13 @@ from clmodes.records.measurement import CandidateMeasurement, Outcome
 log = logging.getLogger("clmodes")
 
 Candidate = Callable[..., object]
+
+
+class RunsAs(enum.Enum):
+    """What one sample of several runs is: their median, or their fastest."""
+
+    MEDIAN = "median"
+    FASTEST = "fastest"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +84,7 @@ class RacePolicy:
     final_runs_below_s: float = 2e-2  # ...for a finalist whose warm-up is under this
     warmup_timings: int = 3  # a warm-up is timed up to this many times in all...
     retime_below_s: float = 1e-2  # ...while its fastest is under this (`warm_up_timing`)
+    final_runs_as: RunsAs = RunsAs.FASTEST  # a final's sample of several runs (below)
 
     def repeats(self, warm_up_s: float | None) -> int:
         """Runs per sample for a candidate whose warm-up took `warm_up_s`: enough to fill
@@ -123,14 +132,16 @@ class Measurement:
 
 
 def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...],
-           repeats: int = 1) -> float:
-    """One sample of a candidate: the median over `repeats` runs of the seconds of device
-    time over all the launches a run made (`clmodes.measure.NothingLaunched` if it made
-    none: it is dropped with a warning). A timing that cannot be real is returned as is,
-    so that the caller discards it."""
+           repeats: int = 1, runs_as: RunsAs = RunsAs.MEDIAN) -> float:
+    """One sample of a candidate: the median (or fastest, `runs_as`) over `repeats` runs
+    of the seconds of device time over all the launches a run made
+    (`clmodes.measure.NothingLaunched` if it made none: it is dropped with a warning). A
+    timing that cannot be real is returned as is, so that the caller discards it."""
     runs = [device_seconds(stream, lambda: candidate(stream, *args)) for _ in range(repeats)]
     unreal = [seconds for seconds in runs if not real_timing(seconds)]
-    return unreal[0] if unreal else statistics.median(runs)
+    if unreal:
+        return unreal[0]
+    return min(runs) if runs_as is RunsAs.FASTEST else statistics.median(runs)
 
 
 def warm_up_timing(candidate: Candidate, stream: Stream, args: tuple[object, ...],

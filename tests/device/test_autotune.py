@@ -296,6 +296,37 @@ def test_a_finals_samples_are_several_runs_below_a_limit(warm_up_s, expected):
     assert clmodes.RacePolicy(repeats_max=1).final_repeats(warm_up_s) == 1
 
 
+def test_a_finals_sample_of_several_runs_is_their_fastest(stream):
+    """Load only ever adds time: of a final's three runs, two slowed by a burst (a far
+    slower kernel stands in for it), the sample is the fast one (`RunsAs.FASTEST`, the
+    final's rule), where the race's median takes a slow one. Fails when a final's
+    sample is their median again."""
+    from clmodes.measure import executing
+    from clmodes.tune.racing import sample
+
+    candidates = slow_and_fast_candidates()
+    slow = candidates.pop("slow")
+    fast = next(iter(candidates.values()))
+    out, x = buffers(stream)
+    calls = []
+
+    def bursts_then_fast(stream, *args):
+        calls.append(len(calls))
+        return (fast if len(calls) % 3 == 0 else slow)(stream, *args)
+
+    args = (out, x, x.size)
+    with executing(stream):
+        slow(stream, *args), fast(stream, *args)  # built and warm
+        fast_alone = min(sample(fast, stream, args) for _ in range(3))
+        slow_alone = min(sample(slow, stream, args) for _ in range(3))
+        assert slow_alone > 4 * fast_alone, (slow_alone, fast_alone)
+        policy = clmodes.RacePolicy()
+        assert policy.final_runs_as is clmodes.RunsAs.FASTEST
+        fastest = sample(bursts_then_fast, stream, args, 3, policy.final_runs_as)
+        median = sample(bursts_then_fast, stream, args, 3, clmodes.RunsAs.MEDIAN)
+    assert fastest < slow_alone / 4 and median > slow_alone / 2, (fastest, slow_alone, median)
+
+
 def test_a_warm_up_slowed_once_keeps_its_runs_per_sample(stream):
     """The runs per sample follow the fastest of a few warm-up timings: a candidate whose
     first timed run was slow (here a far slower kernel stands in for another process's
