@@ -34,9 +34,7 @@ fastest), run after run in one process, so both are judged under the same load b
 same re-measurement: `by_final_runs_as` in the JSON, a line each in the output, and
 `summary` is the first policy's.
 
-Figures: `within_1.05_fraction` (runs choosing at most 1.05x the best), and
-`fastest_within_1.05_fraction`, the same by each config's fastest sample over every
-round (`Remeasure.fastest`: its uncontended speed), the median and
+Figures: `within_1.05_fraction` (runs choosing at most 1.05x the best), the median and
 the worst chosen/best ratio, the median tune seconds (the record's `tune_seconds`), and
 the 1-minute load before and after, and `resolved_worse_fraction`: the runs whose choice
 is beyond 1.05x of the best by more than the re-measurement's own noise (a paired
@@ -163,15 +161,6 @@ class Remeasure:
         ours, theirs = self.samples[chosen][rounds], self.samples[best][rounds]
         return statistics.median(a / b for a, b in zip(ours, theirs))
 
-    def fastest(self) -> dict[str, float]:
-        """Each config's fastest sample over every round: its speed with the device to
-        itself (load only ever adds time), the yardstick a config's later use on a quiet
-        device is judged by. Why beside the paired scores: under 3 busy processes on
-        2 cores a PoCL config's samples spread 5x (1.7-8.6 ms), and configs differ in how
-        much they lose to a busy core, so the paired ranking under load can differ from
-        the uncontended one."""
-        return {name: min(found) for name, found in self.samples.items() if found}
-
     def spread(self, names) -> dict[str, list[float]]:
         """Min, quartiles and max of each named config's samples: a config whose samples
         split into a fast and a slow mode shows it here, which its median hides."""
@@ -218,19 +207,13 @@ def summarize(runs: list[dict], reference: Remeasure, space_size: int) -> dict:
     for run in runs:
         index = run["round"]
         known = run["winner"] in scores
-        run["chosen_over_best"] = reference.paired(run["winner"], best) if known else float("inf")
+        run["chosen_vs_best"] = reference.paired(run["winner"], best) if known else float("inf")
         # the one round right after this run: the choice against the best at its moment
         run["then_vs_best"] = (reference.paired(run["winner"], best, slice(index, index + 1))
                                if known else float("inf"))
         run["pooled_vs_best"] = medians[run["winner"]] / pooled_best if known else float("inf")
         run["best_fate"] = best_fate(run, best)
-    fastest = reference.fastest()
-    fastest_best = min(fastest, key=lambda name: (fastest[name], name))
-    for run in runs:
-        run["fastest_vs_best"] = (fastest[run["winner"]] / fastest[fastest_best]
-                                  if run["winner"] in fastest else float("inf"))
-    by_fastest = [run["fastest_vs_best"] for run in runs]
-    ratios = [run["chosen_over_best"] for run in runs]
+    ratios = [run["chosen_vs_best"] for run in runs]
     pooled = [run["pooled_vs_best"] for run in runs]
     seconds = [run["tune_seconds"] for run in runs if run["tune_seconds"] is not None]
     return {
@@ -238,8 +221,6 @@ def summarize(runs: list[dict], reference: Remeasure, space_size: int) -> dict:
         "median_chosen_over_best": statistics.median(ratios),
         "worst_chosen_over_best": max(ratios),
         "pooled_within_1.05_fraction": sum(r <= TARGET for r in pooled) / len(pooled),
-        "fastest_within_1.05_fraction": sum(r <= TARGET for r in by_fastest) / len(by_fastest),
-        "fastest_best": fastest_best,
         "median_tune_s": statistics.median(seconds) if seconds else None,
         "measured_every_config": all(run["measured_here"] == space_size for run in runs),
         "best": best,
@@ -313,9 +294,7 @@ def main(argv=None) -> int:
               f"{figures['median_chosen_over_best']:.3f}x, worst "
               f"{figures['worst_chosen_over_best']:.3f}x; median tune "
               f"{figures['median_tune_s']:.2f} s; {figures['resolved_worse_fraction']:.2f} "
-              f"beyond {TARGET}x by the re-measurement's own noise; "
-              f"{figures['fastest_within_1.05_fraction']:.2f} within {TARGET}x by fastest "
-              f"samples; load {load_before} -> "
+              f"beyond {TARGET}x by the re-measurement's own noise; load {load_before} -> "
               f"{load_after}")
     benchlib.write_json(args.json, results)
     clmodes.default_store().close()

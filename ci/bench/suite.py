@@ -80,6 +80,10 @@ BENCHES: tuple[Bench, ...] = (
           "the same search started from kernels_cl.matmul's start configs (local+start)",
           args=("--spaces", "gemm", "--budget", "60", "--ours", "local,local+start"), long=True,
           needs=("kernel_tuner",)),
+    Bench("search_replay", "bench_search_replay.py", "the search alone: configs measured to "
+          "within 1.05 of the best, clmodes' strategies against Kernel Tuner's in its "
+          "simulation mode, on the same recorded times (no OpenCL)", devices="none",
+          long=True, needs=("kernel_tuner", "sklearn")),
     Bench("strategies", "bench_strategies.py", "search strategies on synthetic objectives "
           "(no OpenCL)", devices="none", long=True),
     Bench("matmul_default", "bench_matmul_default.py", "the MLP warm: GEMM space against "
@@ -97,9 +101,12 @@ BENCHES: tuple[Bench, ...] = (
     Bench("pyopencl_code", "bench_pyopencl_code.py", "a pyopencl-array workload: cold "
           "pyopencl against a warmed clmodes process", devices="each", long=True),
     Bench("decisions", "bench_decisions.py", "20 exhaustive tunes of a 48-config GEMM "
-          "subspace: choices against an interleaved re-measurement's best", long=True),
+          "subspace per final rule (a final's sample the median or the fastest of its "
+          "runs, alternating): choices against an interleaved re-measurement's best",
+          args=("--final-runs-as", "median,fastest"), long=True),
     Bench("decisions_loaded", "bench_decisions.py", "the same beside 3 busy-looping "
-          "processes (a load that can be repeated)", args=("--load", "3"), long=True),
+          "processes (a load that can be repeated)",
+          args=("--load", "3", "--final-runs-as", "median,fastest"), long=True),
     Bench("fleet", "bench_fleet.py", "fleet warm over a two-node Ray cluster against "
           "single warms", devices="first", long=True, needs=("ray",), smoke="setup"),
 )

@@ -2,8 +2,9 @@
 """The search alone: configs measured until the best so far is within 1.05 of the best,
 clmodes' strategies against Kernel Tuner's, both replayed on the same recorded times.
 
-    python ci/bench/search_replay.py [--seeds 10] [--budget 200] [--fixture PATH ...]
-                                     [--no-fixtures] [--json OUT]
+    python ci/bench/bench_search_replay.py [--seeds 10] [--budget 200] [--fixture PATH ...]
+                                     [--no-fixtures] [--no-synthetic] [--smoke]
+                                     [--json OUT]
 
 Why: time to quality (`bench_quality.py`) is the number of configs a strategy needs
 times what each config costs (its build, PoCL's first-launch code generation, its
@@ -136,9 +137,13 @@ def main(argv=None) -> int:
     parser.add_argument("--fixture", action="append", type=Path)
     parser.add_argument("--no-fixtures", action="store_true", help="the synthetic objective only")
     parser.add_argument("--no-synthetic", action="store_true", help="the recorded spaces only")
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: 2 seeds, budget 40, the recorded spaces only")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    kernel_tuner = kt_harness.import_kernel_tuner("search_replay.py")
+    if args.smoke:
+        args.seeds, args.budget, args.no_synthetic = 2, 40, True
+    kernel_tuner = kt_harness.import_kernel_tuner("bench_search_replay.py")
     if kernel_tuner is None:
         return 2
     fixtures = [] if args.no_fixtures else (args.fixture or sorted(
