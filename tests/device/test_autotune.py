@@ -296,6 +296,16 @@ def test_a_finals_samples_are_several_runs_below_a_limit(warm_up_s, expected):
     assert clmodes.RacePolicy(repeats_max=1).final_repeats(warm_up_s) == 1
 
 
+def _a_burst_and_a_candidate(stream):
+    """A far slower kernel (standing in for another process's burst), a fast candidate
+    computing the same answer, and their arguments."""
+    candidates = slow_and_fast_candidates()
+    slow = candidates.pop("slow")
+    fast = next(iter(candidates.values()))
+    out, x = buffers(stream)
+    return slow, fast, (out, x, x.size)
+
+
 def test_a_finals_sample_of_several_runs_is_their_fastest(stream):
     """Load only ever adds time: of a final's three runs, two slowed by a burst (a far
     slower kernel stands in for it), the sample is the fast one (`RunsAs.FASTEST`, the
@@ -304,17 +314,13 @@ def test_a_finals_sample_of_several_runs_is_their_fastest(stream):
     from clmodes.measure import executing
     from clmodes.tune.racing import sample
 
-    candidates = slow_and_fast_candidates()
-    slow = candidates.pop("slow")
-    fast = next(iter(candidates.values()))
-    out, x = buffers(stream)
+    slow, fast, args = _a_burst_and_a_candidate(stream)
     calls = []
 
     def bursts_then_fast(stream, *args):
         calls.append(len(calls))
         return (fast if len(calls) % 3 == 0 else slow)(stream, *args)
 
-    args = (out, x, x.size)
     with executing(stream):
         slow(stream, *args), fast(stream, *args)  # built and warm
         fast_alone = min(sample(fast, stream, args) for _ in range(3))
@@ -334,10 +340,7 @@ def test_a_warm_up_slowed_once_keeps_its_runs_per_sample(stream):
     from clmodes.measure import executing
     from clmodes.tune.racing import warm_up_timing
 
-    candidates = slow_and_fast_candidates()
-    slow = candidates.pop("slow")
-    fast = next(iter(candidates.values()))
-    out, x = buffers(stream)
+    slow, fast, args = _a_burst_and_a_candidate(stream)
     calls = []
 
     def burst_then_fast(stream, *args):
@@ -345,10 +348,10 @@ def test_a_warm_up_slowed_once_keeps_its_runs_per_sample(stream):
         return (slow if len(calls) == 1 else fast)(stream, *args)
 
     with executing(stream):
-        slow(stream, out, x, x.size), fast(stream, out, x, x.size)  # built and warm
+        slow(stream, *args), fast(stream, *args)  # built and warm
         policy = clmodes.RacePolicy(retime_below_s=10.0)
-        timing = warm_up_timing(burst_then_fast, stream, (out, x, x.size), policy)
+        timing = warm_up_timing(burst_then_fast, stream, args, policy)
         assert policy.repeats(timing) > 1, timing
         calls.clear()
         once = dataclasses.replace(policy, warmup_timings=1)
-        assert once.repeats(warm_up_timing(burst_then_fast, stream, (out, x, x.size), once)) == 1
+        assert once.repeats(warm_up_timing(burst_then_fast, stream, args, once)) == 1
