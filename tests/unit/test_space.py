@@ -156,6 +156,24 @@ def test_sample_of_a_tight_space_falls_back_to_enumeration():
     assert len(sample) == 10 and sorted(c["P4"] for c in sample) == list(range(10))
 
 
+def test_asking_for_more_than_the_space_holds_enumerates_at_once():
+    """`RandomSample(100_000)` over a smaller space: every valid config once, without
+    rejection sampling to its miss limit first (50 draws per config asked, 5,000,000
+    here; over GEMM_SPACE that took a tune's whole time budget)."""
+    params = {f"P{i}": list(range(10)) for i in range(4)}
+    calls = []
+
+    def spy(config):
+        calls.append(1)
+        return config["P3"] % 2 == 0
+
+    space = TuningSpace(params, [spy])
+    sample = space.sample(random.Random(1), 100_000)
+    assert sorted(space.name(c) for c in sample) == sorted(space.name(c) for c in space)
+    assert len(calls) < 10 * space.product_size  # counted and enumerated, not drawn
+    assert len(space.sample(random.Random(1), 100_000, exclude={space.name(sample[0])})) == 4999
+
+
 def test_subspace_fixes_and_narrows_parameters():
     space = TuningSpace(PARAMS, ["MWG % (MDIMC * VW) == 0"])
     sub = space.subspace(MWG=32, VW=[1, 4])
