@@ -17,7 +17,9 @@ count is of distinct configs measured, compiles included.
 
 No OpenCL. Kernel Tuner runs in its own simulation mode (`simulation_mode=True` over a
 cache file written here from the recorded times: its strategies, its restriction
-handling, its random generators, seeded); clmodes' strategies run through `run_search`,
+handling, its random generators, seeded: its `bayes_opt` also draws from one that the
+seeds do not reach, so its counts vary from run to run, a median of 30-51 configs over
+four runs on the recorded space); clmodes' strategies run through `run_search`,
 as `surrogate_choice.py` does. Objectives: each recorded GEMM_SPACE subspace
 (tests/fixtures/spaces/*.json, measured whole by `record_space.py`) and
 `bench_strategies.py`'s rugged synthetic objective over the whole GEMM_SPACE (23,376
