@@ -19,18 +19,21 @@ committed: a team's next machine reads it through instead of compiling and tunin
 Then every program holding a kernel the workload launched is captured into the store
 (only those: a long-lived process holds many programs, and capturing a binary costs
 seconds per program on PoCL). All store writes of the warm are
-held and committed at the end in one transaction: a workload that raises leaves the store
-exactly as it was, and its exception propagates with its own traceback. A warm that
+held and committed at the end in one transaction: a workload that raises (or a warm
+stopped by Ctrl-C, SIGTERM or a failure while persisting) leaves the store exactly as it
+was but for the measurements taken (the next warm resumes from them), and its exception
+propagates with its own traceback. A warm that
 succeeded then applies `$CLMODES_CACHE_MAX_SIZE` (`cache_size`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Literal, TextIO
 
 
@@ -48,6 +51,7 @@ from clmodes.store import Store
 from clmodes.execution import usage
 from clmodes import cache_size, capture, reads
 from clmodes.runtime import Runtime, default_runtime
+from clmodes.tune.coordination import withdraw_uncommitted
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -95,7 +99,8 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     _check_persistent(store, allow_memory)
     signing = _signing_key(sign)  # a key that does not load fails before the workload runs
     started = time.perf_counter()
-    with TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
+    with _withdrawn_on_failure(store), \
+            TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
             usage.recording() as used, capture.suspended(), reads.WATCH.one_warning(), \
             outside.watching() as elsewhere:
         shown.phase = "gathering"
@@ -125,6 +130,19 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     cache_size.apply_environment_cap(store)  # $CLMODES_CACHE_MAX_SIZE, after the commit
     log.info("warmed %r in %.2f s: %s", workload, time.perf_counter() - started, statistics)
     return statistics
+
+
+@contextlib.contextmanager
+def _withdrawn_on_failure(store: Store) -> Iterator[None]:
+    """All or nothing for every way a warm stops short: its deferred writes are dropped
+    (`Store.deferred`), and the decisions it already published to waiting processes are
+    withdrawn with them (`tune.coordination`), whatever stopped it (an exception in the
+    workload or in persisting, Ctrl-C, the command's SIGTERM)."""
+    try:
+        yield
+    except BaseException:
+        withdraw_uncommitted(store)
+        raise
 
 
 def _check_gathered(workload: object, statistics: ExecutionStatistics, gathered: bool) -> None:

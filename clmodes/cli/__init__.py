@@ -16,7 +16,7 @@ import warnings
 
 import pyopencl
 
-from clmodes.cli.errors import UsageError, run_verb
+from clmodes.cli.errors import UsageError, run_verb, terminated_raises
 from clmodes.cli.exiting import exit_now
 from clmodes.cli.logs import configure
 from clmodes.cli.parser import build_parser
@@ -31,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     # keeps its output clean (the library logs the compiler's output at DEBUG instead).
     warnings.filterwarnings("ignore", category=pyopencl.CompilerWarning)
     try:
-        status = run_verb(_configured, build_parser().parse_args(argv))
+        with terminated_raises():
+            status = run_verb(_configured, build_parser().parse_args(argv))
         sys.stdout.flush()  # here, not at exit, where a closed pipe is a traceback
     except BrokenPipeError:
         return _reader_gone()

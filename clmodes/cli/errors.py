@@ -11,9 +11,12 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 
 from clmodes.errors import ClmodesError, KernelBuildError
 from clmodes.store import Store
@@ -71,8 +74,48 @@ def build_error_text(error: KernelBuildError) -> str:
     return "\n".join([head, *(shown or ["  (the compiler wrote no log)"])])
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the command was (`terminated_raises`), so that it unwinds
+    like Ctrl-C: deferred writes dropped, published decisions withdrawn, one line."""
+
+
+@contextlib.contextmanager
+def terminated_raises() -> Iterator[None]:
+    """While the block runs, SIGTERM raises `Terminated` in the main thread (not the
+    default: an instant death skips the unwinding that keeps the store all-or-nothing,
+    and the one line that says so); the handler before it is put back after (`main()`
+    also runs inside other programs, the tests among them)."""
+    def raise_terminated(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+INTERRUPTED = ("the store holds what was committed before it and nothing half-written "
+               "(measurements already taken are kept: the next warm resumes from them)")
+
+
 def run_verb(verb: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
-    """Run `verb`; turn a user error into its one line on standard error and status 2."""
+    """Run `verb`; turn a user error into its one line on standard error and status 2,
+    an interrupt into one line and 128 + the signal (130 for Ctrl-C, 143 for SIGTERM)."""
+    try:
+        return _run_interruptible(verb, args)
+    except KeyboardInterrupt:
+        print(f"clmodes: interrupted (Ctrl-C); {INTERRUPTED}", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except Terminated:
+        print(f"clmodes: terminated (SIGTERM); {INTERRUPTED}", file=sys.stderr)
+        return 128 + signal.SIGTERM
+
+
+def _run_interruptible(verb: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     try:
         return verb(args)
     except KernelBuildError as error:

@@ -13,6 +13,19 @@ a waiter then adopts it without waiting for the other process's whole warm, and 
 committed tune row deletes the lease. A lease whose heartbeat is older than `STALE_S`, or
 whose owner on this host is no longer running, is taken over: the new owner resumes from
 the measurements already stored (`measurements`).
+
+The trap of the published decision: it is in the lease before the owner's tune row is
+committed, and a warm interrupted between the two (Ctrl-C, SIGTERM, SIGKILL, an
+exception while persisting) left a lease holding a decision that no tune row would ever
+back. Every later claim adopted it, so every later warm said "0 keys tuned", stored no
+decision, and `clmodes check` failed for good. So a decided lease is adopted only while
+its owner may still commit: an owner that is gone (`_gone`) left an orphan, which the
+next claim takes over like an abandoned lease (its measurements are reused, the decision
+is made again and stored), and an owner whose warm failed withdraws its uncommitted
+decisions at once (`withdraw`). A decided lease's heartbeat is not a sign of life (the
+owner stops beating once it decided and may tune other keys for minutes before its
+commit), so only a dead process on this host, or an hour's silence from another host,
+orphans one.
 """
 
 from __future__ import annotations
@@ -30,6 +43,7 @@ from clmodes.store.schema import FORMAT_VERSION
 from clmodes.store.transactions import Database
 
 STALE_S = 30.0  # no heartbeat for this long: the owner is gone (it beats every HEARTBEAT_S)
+ORPHAN_S = 3600.0  # a decided lease of another host's process, untouched this long: orphaned
 HEARTBEAT_S = 2.0
 HOST = platform.node()
 
@@ -65,7 +79,7 @@ def claim(db: Database, key: LeaseKey, owner: str, now: float | None = None) -> 
                 return Claim(decision=decided[0])
             row = connection.execute(
                 f"SELECT owner, heartbeat, decision FROM tune_lease WHERE {WHERE}", key).fetchone()
-            if row is not None and row[2] is not None:
+            if row is not None and row[2] is not None and not _gone(row[0], row[1], now):
                 return Claim(decision=row[2])
             if row is not None and row[0] != owner and not _abandoned(row[0], row[1], now):
                 return Claim(owner=row[0])
@@ -79,6 +93,19 @@ def _abandoned(owner: str, heartbeat: Any, now: float) -> bool:
     """No heartbeat for STALE_S, or an owner on this host that is no longer running."""
     if not isinstance(heartbeat, (int, float)) or now - heartbeat > STALE_S:
         return True
+    return _dead_here(owner)
+
+
+def _gone(owner: str, heartbeat: Any, now: float) -> bool:
+    """Can the owner of a decided lease no longer commit its tune row? (The module's doc:
+    why its heartbeat does not count.)"""
+    if not isinstance(heartbeat, (int, float)) or now - heartbeat > ORPHAN_S:
+        return True
+    return _dead_here(owner)
+
+
+def _dead_here(owner: str) -> bool:
+    """Is `owner` a process of this host that is no longer running?"""
     host, _, rest = str(owner).partition(":")
     pid = rest.partition(":")[0]
     if host != HOST or not pid.isdigit():
@@ -107,6 +134,22 @@ def release(db: Database, key: LeaseKey, owner: str) -> None:
     """Give up an undecided lease (the tune failed): a waiter takes over at once."""
     db.write_now(f"DELETE FROM tune_lease WHERE {WHERE} AND owner=? AND decision IS NULL",
                  (*key, owner))
+
+
+def withdraw(db: Database, owner: str) -> int:
+    """Withdraw `owner`'s published decisions that no committed tune row backs (its warm
+    failed: the module's doc); how many. Written now, even inside a deferred block."""
+    def run() -> int:
+        with db.transaction() as connection:
+            return connection.execute(
+                "DELETE FROM tune_lease WHERE owner=? AND decision IS NOT NULL AND NOT EXISTS "
+                "(SELECT 1 FROM tune WHERE tune.format=? AND tune.model=tune_lease.model AND "
+                "tune.tunable=tune_lease.tunable AND tune.tune_key=tune_lease.tune_key AND "
+                "tune.candidates=tune_lease.candidates)", (owner, FORMAT_VERSION)).rowcount
+    try:
+        return patiently(run)
+    except sqlite3.Error:
+        return 0
 
 
 def delete_statement(key: LeaseKey) -> tuple[str, tuple[Any, ...]]:

@@ -23,6 +23,19 @@ without an error). So the process that moves a store aside copies into the fresh
 every row its own connection can still read (`salvage`), and a process whose writes find
 the file's header overwritten (SQLite keeps page 1 cached and would not notice) treats
 that as corruption too (`header_damaged`).
+
+The second trap, met in production: *nothing here may open and close the database file
+(or its `-wal`, `-shm`) with anything but SQLite.* SQLite's locks are POSIX advisory
+locks, and closing *any* descriptor of a file drops *all* of the process's locks on it
+(SQLite's "How To Corrupt An SQLite Database File", section 2.2). `header_damaged` once
+read the header with Python's `open()` before every write: each `close()` dropped the
+process's shared lock on the WAL, so another process closing its connection believed
+itself the last one, checkpointed and deleted the `-wal` this process went on writing
+into, and every write after that was lost (and a plain `sqlite3` reader met "disk I/O
+error"). SQLite's own connections in one process share their locks per file and defer
+closing a descriptor while any of them holds a lock, so the header is read through a
+second, short-lived SQLite connection instead (about 0.1 ms). The lock file
+`<name>.lock` (`exclusive`) is a separate file and safe to open and close.
 """
 
 from __future__ import annotations
@@ -46,7 +59,6 @@ log = logging.getLogger("clmodes")
 
 FileIdentity = tuple[int, int]  # (st_dev, st_ino)
 SUFFIXES = ("", "-wal", "-shm")
-HEADER = b"SQLite format 3\x00"
 SALVAGED = ("tune", "measurement", "binaries", "kernels", "probe")  # not meta, not leases
 
 
@@ -98,12 +110,22 @@ def move_aside(path: Path, error: Exception, found: FileIdentity | None) -> Path
 
 
 def header_damaged(path: Path) -> bool:
-    """Is the file at `path` no longer headed like an SQLite database? One short read."""
+    """Is the store at `path` no longer readable as an SQLite database, for a connection
+    opened now? Read through a second SQLite connection, never `open()` (the module's
+    doc: the trap of POSIX locks). A page 1 still in the WAL is read from there: the
+    next checkpoint writes it back over a damaged header, so that case is not damage."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(len(HEADER)) != HEADER
-    except OSError:
-        return False  # gone or unreadable: the identity check and open handle that
+        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.1,
+                                isolation_level=None, check_same_thread=False)
+    except sqlite3.Error:
+        return False  # gone or unreadable: the identity check and the open handle tell
+    try:
+        probe.execute("PRAGMA schema_version").fetchone()
+        return False
+    except sqlite3.DatabaseError as error:
+        return is_corruption(error)
+    finally:
+        probe.close()
 
 
 def salvage(source: sqlite3.Connection, fresh: sqlite3.Connection) -> int:

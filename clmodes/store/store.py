@@ -117,6 +117,11 @@ class Store(Database):
     def release_tune(self, key: leases.LeaseKey, owner: str) -> None:
         leases.release(self, key, owner)
 
+    def withdraw_decisions(self, owner: str) -> int:
+        """Withdraw `owner`'s published decisions that were never committed (its warm
+        failed); how many (`leases.withdraw`)."""
+        return leases.withdraw(self, owner)
+
     def tune_rows(self, model: str | None = None) -> list[TuneRow]:
         """Every tune entry (or one device model's) as typed rows, records unparsed."""
         return tunes.tune_rows(self, model)

@@ -7,13 +7,26 @@ read that still fails is logged and does not reach the caller: a failed write is
 not recorded, a failed read is a miss. Corruption met by a read or a write is the
 exception: the store is moved aside and the read or write done again in a fresh one
 (`clmodes.store.recovery`).
+
+A store file is whole on its own whenever no command is running: `close()`, and every
+process at exit, copy the WAL into the file (`checkpoint`). The trap: in WAL mode a
+commit lands in `store.sqlite3-wal`, and only a checkpoint moves it into `store.sqlite3`.
+SQLite checkpoints when its last connection closes, but the command ends through
+`os._exit` (`clmodes.cli.exiting`) and a library process may never close its store, so
+the WAL stayed; a user who copied the one file docs/store.md names (a Docker layer, a
+CI cache) copied a 4 KB store with nothing in it. The checkpoint never waits for
+another process (busy timeout 0: SQLite then copies what it can and leaves the rest to
+the next one), and at exit it is registered here, before `uses` registers its own
+handler, so that it runs after the last uses are written (handlers run last-in first).
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import sqlite3
 import threading
+import weakref
 from contextvars import ContextVar
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +39,7 @@ from clmodes.store.recovery import confirmed, header_damaged, identity, move_asi
 log = logging.getLogger("clmodes")
 
 Statement = tuple[str, tuple[Any, ...]]
+EXIT_LOCK_WAIT_S = 1.0  # at exit, a daemon thread may hold the lock: never wait for ever
 
 
 class Database:
@@ -41,6 +55,7 @@ class Database:
         self._pending: ContextVar[list[Statement] | None] = ContextVar(
             f"clmodes_store_pending_{id(self)}", default=None)
         self._adopt(opened)
+        _open.add(self)
 
     def _adopt(self, opened: Opened) -> None:
         self._connection = opened.connection
@@ -64,8 +79,34 @@ class Database:
         return self.read_only_reason is not None
 
     def close(self) -> None:
+        """Copy the WAL into the file (`checkpoint`), then close the connection."""
+        _open.discard(self)
         with self._lock:
+            self.checkpoint()
             self._connection.close()
+
+    def checkpoint(self, lock_wait_s: float = -1) -> bool:
+        """Copy what the WAL holds into the database file without waiting for any other
+        process (the module's doc says why); True if the file now holds every commit.
+        `lock_wait_s`: how long to wait for this object's lock (-1: as long as it takes)."""
+        if self.in_memory or self.read_only or not self._lock.acquire(timeout=lock_wait_s):
+            return False
+        connection = self._connection
+        try:
+            connection.execute("PRAGMA busy_timeout = 0")
+            # TRUNCATE empties the WAL when nobody reads it; a busy one degrades to
+            # PASSIVE (every frame no reader still needs), never waiting.
+            busy, logged, copied = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            return not busy and logged == copied
+        except sqlite3.Error as error:
+            log.debug("clmodes store %s: not checkpointed (%s)", self.location, error)
+            return False
+        finally:
+            try:
+                connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            except sqlite3.Error:
+                pass
+            self._lock.release()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -294,3 +335,18 @@ def roll_back(connection: sqlite3.Connection) -> None:
         connection.execute("ROLLBACK")
     except sqlite3.Error as error:
         log.debug("clmodes store: rollback failed (%s)", error)
+
+
+_open: "weakref.WeakSet[Database]" = weakref.WeakSet()
+
+
+def _checkpoint_all_at_exit() -> None:
+    """Every store still open: its WAL into its file (bounded: see `checkpoint`)."""
+    for database in list(_open):
+        try:
+            database.checkpoint(EXIT_LOCK_WAIT_S)
+        except Exception as error:  # noqa: BLE001 - exit must never fail for this
+            log.debug("clmodes store: not checkpointed at exit (%s)", error)
+
+
+atexit.register(_checkpoint_all_at_exit)

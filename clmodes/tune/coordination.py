@@ -85,3 +85,13 @@ def _heartbeat(store: Store, key: LeaseKey) -> Iterator[None]:
     finally:
         done.set()
         thread.join()
+
+
+def withdraw_uncommitted(store: Store) -> None:
+    """This process's warm failed before committing: withdraw the decisions it published
+    to waiters (`leases.withdraw`), so that nobody adopts one no tune row will back."""
+    if store.in_memory:
+        return
+    withdrawn = store.withdraw_decisions(OWNER)
+    if withdrawn:
+        log.debug("withdrew %d published decisions of a warm that did not commit", withdrawn)
