@@ -34,7 +34,8 @@ from typing import Any
 
 from clmodes.store.connection import MEMORY, Opened, connect, open_store
 from clmodes.store.contention import BUSY_TIMEOUT_MS, is_corruption, patiently
-from clmodes.store.recovery import confirmed, header_damaged, identity, move_aside, salvage
+from clmodes.store.recovery import (confirmed, file_damaged, header_damaged, identity,
+                                    move_aside, salvage)
 
 log = logging.getLogger("clmodes")
 
@@ -205,11 +206,24 @@ class Database:
             self._pending.reset(token)
         if not pending:
             return
+        self._whole_before_commit()
         try:
             patiently(lambda: self.execute_in_transaction(pending))
         except sqlite3.Error as error:
             log.warning("clmodes store %s: could not record %d entries (%s)",
                         self.location, len(pending), error)
+
+    def _whole_before_commit(self) -> None:
+        """Before a deferred block's one commit (a warm's), read the whole file once
+        (`recovery.file_damaged`): damage in pages this process never reads is noticed
+        here, by the process that is about to write, with one warning; the store is moved
+        aside with what can still be read of it, and the commit goes to the fresh one."""
+        if self.path is None or self.read_only:
+            return
+        with self._lock:
+            damage = file_damaged(self.path)
+            if damage is not None:
+                self.recover(sqlite3.DatabaseError(damage), seen=True)
 
     @property
     def deferring(self) -> bool:
