@@ -25,7 +25,9 @@ is made again and stored), and an owner whose warm failed withdraws its uncommit
 decisions at once (`withdraw`). A decided lease's heartbeat is not a sign of life (the
 owner stops beating once it decided and may tune other keys for minutes before its
 commit), so only a dead process on this host, or an hour's silence from another host,
-orphans one.
+orphans one. And a process that adopts a decision only published in a lease records it
+as its own tune row too (the first row wins, so both agree): a warm that returns has
+every key it uses decided in the store, whatever becomes of the process it adopted from.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class Claim:
     mine: bool = False
     decision: str | None = None  # a tune record's JSON, made by another process
     owner: str | None = None  # who is measuring it meanwhile
+    committed: bool = True  # False: `decision` is only published in a lease (its owner
+    # has not committed its tune row yet, and may never: the adopter records it too)
 
 
 def claim(db: Database, key: LeaseKey, owner: str, now: float | None = None) -> Claim:
@@ -80,7 +84,7 @@ def claim(db: Database, key: LeaseKey, owner: str, now: float | None = None) -> 
             row = connection.execute(
                 f"SELECT owner, heartbeat, decision FROM tune_lease WHERE {WHERE}", key).fetchone()
             if row is not None and row[2] is not None and not _gone(row[0], row[1], now):
-                return Claim(decision=row[2])
+                return Claim(decision=row[2], committed=False)
             if row is not None and row[0] != owner and not _abandoned(row[0], row[1], now):
                 return Claim(owner=row[0])
             connection.execute("INSERT OR REPLACE INTO tune_lease VALUES (?, ?, ?, ?, ?, ?, NULL)",

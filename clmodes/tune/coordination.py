@@ -48,6 +48,10 @@ def measure_or_adopt(store: Store, key: LeaseKey, measure: Callable[[], TuneReco
             record = decoded(parse_record(claim.decision))
             if record is not None and acceptable(record):
                 log.info("%s: adopted the decision of another process", describe)
+                if not claim.committed:
+                    # Its owner may still be stopped before committing: recorded here too
+                    # (the first row wins, so both agree), with this process's own writes.
+                    store.put_tune(*key, record.to_json())
                 return record
             return measure()  # not one of ours (other code, or unreadable): measure it
         if claim.mine:
