@@ -114,7 +114,7 @@ class Tunable:
             raise ValueError(f"tunable {name!r}: give exactly one of candidates= and space=")
         if candidates is not None and not candidates:
             raise ValueError(f"tunable {name!r} needs at least one candidate")
-        if space is not None and (launch is None or not len(space)):
+        if space is not None and (launch is None or not space):  # any config: never len()
             raise ValueError(f"tunable {name!r}: a space needs launch=fn(stream, config, *args) "
                              "and at least one valid config")
         if space is None and (launch or strategy or budget or start is not None):
