@@ -8,7 +8,7 @@ they persisted when a signing key is given (`--sign KEY`, `$CLMODES_SIGNING_KEY`
 Reads follow the bundle trust policy. The remote is hostile data and may be down: see
 docs/remote.md.
 
-Modules: `config` (the URL, the timeouts, the environment), `interface` (`Remote`: get
+Modules: `config` (the URL, the bounds in time and memory, the environment), `interface` (`Remote`: get
 and put of signed entries), `redis_remote` (the Redis implementation, bounded), `layout`
 (entry names and limits), `entry` (an entry as bytes, its signature), `reading` (the
 read-through tier), `publishing`, and `active` (the process's remote).
@@ -16,10 +16,10 @@ read-through tier), `publishing`, and `active` (the process's remote).
 
 from clmodes.remote.active import (configure, current, from_environment, publish_devices,
                                     publish_entries, status)
-from clmodes.remote.config import RemoteError
+from clmodes.remote.config import Bounds, RemoteError
 from clmodes.remote.interface import Refused, Remote
 from clmodes.remote.publishing import Published
 from clmodes.remote.reading import RemoteTier
 
-__all__ = ["Published", "Refused", "Remote", "RemoteError", "RemoteTier", "configure",
+__all__ = ["Bounds", "Published", "Refused", "Remote", "RemoteError", "RemoteTier", "configure",
            "current", "from_environment", "publish_devices", "publish_entries", "status"]

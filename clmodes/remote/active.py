@@ -5,7 +5,10 @@
 `$CLMODES_REMOTE` (the factory `clmodes/__init__.py` registers), so a process that never
 misses never connects, and one with no remote configured pays one dictionary lookup.
 
-Never fatal to a run: a URL that does not parse, or redis-py missing, is one warning (the
+The bounds (`config.Bounds`: a deadline per operation, a budget per process, the largest
+entry read) come from `configure(bounds=...)`, else from the environment.
+
+Never fatal to a run: a URL or bound that does not parse, or redis-py missing, is one warning (the
 CLI and `configure` raise it as one line instead) and the run goes on local; trusted keys
 that do not parse are an error of the trust list, as for a bundle import, which here
 means one warning and no key trusted.
@@ -22,7 +25,7 @@ from typing import Any
 from clmodes.bundle.errors import BundleError
 from clmodes.bundle.trust import TrustedKey, trusted_keys
 from clmodes.remote import config
-from clmodes.remote.config import RemoteError
+from clmodes.remote.config import Bounds, RemoteError
 from clmodes.remote.interface import Remote
 from clmodes.remote.publishing import Published, SigningKey, publish, publishable
 from clmodes.remote.reading import ReadPolicy, RemoteTier
@@ -43,24 +46,30 @@ class Settings:
     trusted_keys: tuple[TrustedKey, ...] = ()
     allow_unsigned: bool = False
     load_check: bool = True
+    bounds: Bounds | None = None  # None: `Bounds.from_environment()`
 
 
 _settings = Settings()
 
 
 def configure(url: str | Remote | None, *, trusted_keys: Iterable[TrustedKey] = (),
-              allow_unsigned: bool = False, load_check: bool = True) -> RemoteTier | None:
+              allow_unsigned: bool = False, load_check: bool = True,
+              bounds: Bounds | None = None) -> RemoteTier | None:
     """Read through (and publish to) the remote at `url` (`redis://HOST:PORT/DB`,
     `rediss://...`; a `Remote` object; None: no remote, whatever `$CLMODES_REMOTE` says).
     `trusted_keys` are trusted on top of `$CLMODES_TRUSTED_KEYS` and `trusted-keys/`;
     `allow_unsigned` uses tune results from untrusted signers (a warning; binaries never);
-    `load_check=False` skips loading new binaries in a child first. Raises `RemoteError`
-    (one line) for a URL that does not parse or redis-py missing."""
+    `load_check=False` skips loading new binaries in a child first; `bounds` limits the
+    time and memory the remote may cost (default: `$CLMODES_REMOTE_TIMEOUT_S`,
+    `$CLMODES_REMOTE_BUDGET_S`, `$CLMODES_REMOTE_MAX_ENTRY`, else `Bounds()`). Raises
+    `RemoteError` (one line) for a URL or bound that does not parse or redis-py missing."""
     global _settings
     with _lock:
-        _settings = Settings(tuple(trusted_keys), allow_unsigned, load_check)
+        _settings = Settings(tuple(trusted_keys), allow_unsigned, load_check, bounds)
+        limits = bounds or Bounds.from_environment()
         tier = None if url is None else _tier(url if isinstance(url, Remote) else
-                                              RedisRemote(config.parse(url)), _settings)
+                                              RedisRemote(config.parse(url), limits), _settings,
+                                              limits)
         tiers.install(tier)
         return tier
 
@@ -69,20 +78,24 @@ def from_environment() -> RemoteTier | None:
     """The tier `$CLMODES_REMOTE` names, or None (unset, or unusable: one warning)."""
     try:
         url = config.from_environment()
-        return None if url is None else _tier(RedisRemote(url), _settings)
+        if url is None:
+            return None
+        limits = _settings.bounds or Bounds.from_environment()
+        return _tier(RedisRemote(url, limits), _settings, limits)
     except RemoteError as error:
         log.warning("%s; running on the local store only", error)
         return None
 
 
-def _tier(remote: Remote, settings: Settings) -> RemoteTier:
+def _tier(remote: Remote, settings: Settings, bounds: Bounds) -> RemoteTier:
     try:
         trusted = trusted_keys(settings.trusted_keys)
     except BundleError as error:
         log.warning("clmodes remote %s: %s; trusting no key (no binary is read from it)",
                     remote.name, error)
         trusted = {}
-    return RemoteTier(remote, ReadPolicy(trusted, settings.allow_unsigned), settings.load_check)
+    return RemoteTier(remote, ReadPolicy(trusted, settings.allow_unsigned), settings.load_check,
+                      bounds.max_entry)
 
 
 def current() -> RemoteTier | None:
@@ -104,7 +117,7 @@ def publish_devices(store: Store, exacts: Iterable[str], key: SigningKey) -> Pub
     mine.tune = [r for r in mine.tune if r.model in models]
     mine.binaries = [r for r in mine.binaries if r.exact in exact_set]
     mine.kernels = [r for r in mine.kernels if r.exact in exact_set]
-    return publish(tier.remote, mine, key)
+    return publish(tier.remote, mine, key, tier.max_entry)
 
 
 def publish_entries(entries: StoreEntries, key: SigningKey) -> Published | None:
@@ -113,7 +126,7 @@ def publish_entries(entries: StoreEntries, key: SigningKey) -> Published | None:
     tier = current()
     if tier is None:
         return None
-    return publish(tier.remote, publishable(entries, set(), set()), key)
+    return publish(tier.remote, publishable(entries, set(), set()), key, tier.max_entry)
 
 
 def status(store: Store) -> dict[str, Any] | None:

@@ -2,9 +2,21 @@
 
 `$CLMODES_REMOTE` (or `clmodes.remote.configure(url)`) names it: `redis://HOST:PORT/DB`,
 or `rediss://...` for TLS, optionally with `USER:PASSWORD@` (never shown: `shown` strips
-it from every message). The timeouts are the whole cost of a remote that is down or
-slow: one connect timeout, or one socket timeout, then the remote is marked down for the
-rest of the process (`clmodes.remote.redis_remote`).
+it from every message). `Bounds` is the whole cost a remote may impose on a process, in
+time and memory, whatever it answers (`clmodes.remote.redis_remote` enforces it):
+
+- `operation_s`: one deadline for each operation (a read, a write, a ping), over every
+  byte of it. The trap: a socket timeout bounds one wait for one packet, so a server
+  that answers each reply in 1.9 s, or trickles one byte a second, never trips a 2 s
+  timeout and holds a process for minutes.
+- `budget_s`: the remote time a process may spend in all; once spent, the remote is
+  marked down for the process (one warning) and everything is local work. A run facing
+  a bad server waits at most this long, however many misses it has.
+- `max_entry`: the largest value read (a program binary's entry; the tune and kernel
+  entries keep their own 1 MiB limit below it). Checked on the server before reading.
+
+From the environment: `$CLMODES_REMOTE_TIMEOUT_S`, `$CLMODES_REMOTE_BUDGET_S`,
+`$CLMODES_REMOTE_MAX_ENTRY` (bytes); from Python: `configure(url, bounds=Bounds(...))`.
 """
 
 from __future__ import annotations
@@ -17,13 +29,61 @@ from clmodes.errors import ClmodesError
 
 URL_ENV = "CLMODES_REMOTE"
 SIGNING_KEY_ENV = "CLMODES_SIGNING_KEY"
+TIMEOUT_ENV = "CLMODES_REMOTE_TIMEOUT_S"
+BUDGET_ENV = "CLMODES_REMOTE_BUDGET_S"
+MAX_ENTRY_ENV = "CLMODES_REMOTE_MAX_ENTRY"
 CONNECT_TIMEOUT_S = 1.0
 SOCKET_TIMEOUT_S = 2.0
+BUDGET_S = 2.5
+MAX_ENTRY = 256 << 20  # a program binary: the largest PoCL ones are tens of MiB
 SCHEMES = ("redis", "rediss")
 
 
 class RemoteError(ClmodesError):
     """A remote named wrongly, or its client library missing (one line, naming which)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Bounds:
+    """What one process may spend on its remote, whatever the server does."""
+
+    operation_s: float = SOCKET_TIMEOUT_S  # one read, write or ping, every byte of it
+    budget_s: float = BUDGET_S  # all remote operations of the process together
+    max_entry: int = MAX_ENTRY  # the largest value read, in bytes
+    connect_s: float = CONNECT_TIMEOUT_S  # one connection attempt (within operation_s)
+
+    def __post_init__(self) -> None:
+        for name in ("operation_s", "budget_s", "connect_s"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0 < value < 86400:
+                raise RemoteError(f"remote bounds: {name}={value!r} is not a number of "
+                                  "seconds above 0")
+        if not isinstance(self.max_entry, int) or not 4096 <= self.max_entry <= 1 << 31:
+            raise RemoteError(f"remote bounds: max_entry={self.max_entry!r} is not a byte "
+                              "count from 4096 to 2 GiB")
+
+    @classmethod
+    def from_environment(cls) -> Bounds:
+        """The defaults, overridden by `$CLMODES_REMOTE_TIMEOUT_S`, `$CLMODES_REMOTE_BUDGET_S`
+        and `$CLMODES_REMOTE_MAX_ENTRY`; `RemoteError` naming a variable that does not parse."""
+        default = cls()
+        return cls(operation_s=_number(TIMEOUT_ENV, default.operation_s),
+                   budget_s=_number(BUDGET_ENV, default.budget_s),
+                   max_entry=int(_number(MAX_ENTRY_ENV, default.max_entry, whole=True)))
+
+
+def _number(variable: str, default: float, whole: bool = False) -> float:
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text) if whole else float(text)
+    except ValueError:
+        raise RemoteError(f"${variable}={text[:40]!r}: not {'a whole number' if whole else 'a number'}") \
+            from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise RemoteError(f"${variable}={text[:40]!r}: must be above 0")
+    return value
 
 
 @dataclasses.dataclass(frozen=True)

@@ -43,7 +43,10 @@ class MalformedEntry(ValueError):
 class Entry:
     key: str
     content: dict[str, Any]
-    blob: bytes
+    #: The raw bytes after the header: a view into the buffer the entry was read into,
+    #: copied (`bytes(entry.blob)`) only once the entry is trusted, so an entry refused
+    #: for its signer costs no second copy of a program binary.
+    blob: memoryview
     signer: PublicKey
 
 
@@ -59,17 +62,36 @@ def encode(key: str, content: dict[str, Any], blob: bytes, private: Ed25519Priva
     return MAGIC + body + private.sign(_signed(key, body))
 
 
-def decode(key: str, data: bytes) -> Entry:
-    """The entry stored at `key`, its signature verified; `MalformedEntry` otherwise."""
+def decode(key: str, data: bytes | bytearray) -> Entry:
+    """The entry stored at `key`, its signature verified; `MalformedEntry` otherwise.
+
+    A bytearray (what `RedisRemote.get` reads into) is verified in place: the message
+    signed is the value with the key inserted after the magic and the signature cut off,
+    and building it as a new bytes object would double a large entry's memory. So `data`
+    is consumed: a bytearray passed here no longer holds the value."""
     if not data.startswith(MAGIC):
         raise MalformedEntry("not a clmodes remote entry")
-    body, signature = data[len(MAGIC):-SIGNATURE_BYTES], data[-SIGNATURE_BYTES:]
-    if len(body) < LENGTH_BYTES:
+    if len(data) < len(MAGIC) + LENGTH_BYTES + SIGNATURE_BYTES:
         raise MalformedEntry("truncated")
-    size = int.from_bytes(body[:LENGTH_BYTES], "big")
-    if size > MAX_HEADER or LENGTH_BYTES + size > len(body):
+    start = len(MAGIC) + LENGTH_BYTES
+    size = int.from_bytes(data[len(MAGIC):start], "big")
+    if size > MAX_HEADER or start + size > len(data) - SIGNATURE_BYTES:
         raise MalformedEntry(f"header length {size} does not fit the entry")
-    header_bytes = body[LENGTH_BYTES:LENGTH_BYTES + size]
+    signer, content = _header(key, bytes(data[start:start + size]))
+    signature = bytes(data[-SIGNATURE_BYTES:])
+    message = data if isinstance(data, bytearray) else bytearray(data)
+    del message[-SIGNATURE_BYTES:]
+    message[len(MAGIC):len(MAGIC)] = key.encode() + b"\0"
+    if not signer.verify(signature, memoryview(message)):
+        raise MalformedEntry(f"bad signature (claimed signer {signer.short}): altered after "
+                             "signing, stored under another key, or forged")
+    blob = memoryview(message)[len(MAGIC) + len(key.encode()) + 1 + LENGTH_BYTES + size:]
+    return Entry(key, content, blob, signer)
+
+
+def _header(key: str, header_bytes: bytes) -> tuple[PublicKey, dict[str, Any]]:
+    """The signer the header claims and the content, once the header is the JSON an
+    entry's is (checked before the signature: the signature names no signer itself)."""
     try:
         header = parse_json(key, header_bytes.decode("utf-8"), "its header")
     except (UnicodeDecodeError, BundleError) as error:
@@ -83,8 +105,4 @@ def decode(key: str, data: bytes) -> Entry:
         raise MalformedEntry("its signer is not base64") from error
     if len(raw) != 32:
         raise MalformedEntry("its signer is not an ed25519 key")
-    signer = PublicKey(raw, "a remote entry's signature")
-    if not signer.verify(signature, _signed(key, body)):
-        raise MalformedEntry(f"bad signature (claimed signer {signer.short}): altered after "
-                             "signing, stored under another key, or forged")
-    return Entry(key, header["content"], bytes(body[LENGTH_BYTES + size:]), signer)
+    return PublicKey(raw, "a remote entry's signature"), header["content"]

@@ -21,7 +21,7 @@ import json
 PREFIX = "clmodes:1"
 MAX_TUNE_ENTRY = 1 << 20  # a tune decision is a few KiB of JSON
 MAX_KERNEL_ENTRY = 1 << 20  # a kernel index row: names and argument info
-MAX_BINARY_ENTRY = 256 << 20  # a program binary: the largest PoCL ones are tens of MiB
+# A program binary's entry: `config.Bounds.max_entry` (256 MiB unless set lower).
 MAX_MODELS = 256  # decisions read for one tune key
 MAX_KERNELS = 4096  # kernel keys one binary entry may list
 

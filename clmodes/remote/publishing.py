@@ -7,28 +7,38 @@ from the remote (`Store.remote_tune_keys`: republishing another's entry under on
 signature would vouch for a signer never checked) and graded answers (a guess for this
 model, not a measurement: readers grade for themselves). Binaries go first, then the
 kernel index naming them, then decisions, so a reader that finds an index entry finds
-its binary. Idempotent: what the remote holds is not sent again (`present`), and a
-write never replaces (`SET NX`): two publishers of one entry agree on the first.
+its binary. Idempotent: what the remote holds and verifies is not sent again, and a
+write never replaces a valid entry (`SET NX`): two publishers of one entry agree on the
+first. The trap of first-write-wins alone: junk written first at an entry's key (a
+truncated write, a stray client, an attacker) would block that entry for good, every
+reader warning and rebuilding. So what is there is read back (bounded, one at a time)
+and checked: a value that does not verify is replaced, by a compare-and-set on the bad
+value (`Remote.replace`), with one warning line for the publish.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import os
+from collections.abc import Callable
+
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from clmodes.bundle.signing import load_private_key
 from clmodes.remote import layout
-from clmodes.remote.entry import encode
-from clmodes.remote.interface import Remote
+from clmodes.remote.config import MAX_ENTRY
+from clmodes.remote.entry import MAGIC, MalformedEntry, decode, encode
+from clmodes.remote.interface import Refused, Remote, Value
 from clmodes.remote.reading import content_of
 from clmodes.store import FORMAT_VERSION, StoreEntries, TuneRow
 
 log = logging.getLogger("clmodes")
 
 SigningKey = str | os.PathLike[str] | Ed25519PrivateKey
+GROUP_FIELDS = 4096  # the most fields of a tune key's group a publisher checks
 
 
 @dataclasses.dataclass
@@ -38,6 +48,7 @@ class Published:
     remote: str
     written: int = 0
     present: int = 0
+    replaced: int = 0  # entries that did not verify, replaced (counted in `written` too)
     available: bool = True
 
     def as_dict(self) -> dict[str, object]:
@@ -68,36 +79,38 @@ def publishable(entries: StoreEntries, from_remote_tunes: set[tuple[str, str, st
     )
 
 
-def publish(remote: Remote, entries: StoreEntries, key: SigningKey) -> Published:
-    """Sign and write `entries` (already `publishable`) that the remote lacks."""
+def publish(remote: Remote, entries: StoreEntries, key: SigningKey,
+            max_entry: int = MAX_ENTRY) -> Published:
+    """Sign and write `entries` (already `publishable`) that the remote lacks, and
+    replace those it holds that do not verify."""
     private = private_key(key)
     report = Published(remote.name)
+    bad: list[str] = []
     binaries = {layout.binary_key(r.exact, r.batch): r for r in entries.binaries}
     kernels = {layout.kernel_key(r.exact, r.kernel_key): r for r in entries.kernels}
     listed: dict[tuple[str, str], list[str]] = {}
     for kernel in entries.kernels:
         listed.setdefault((kernel.exact, kernel.batch), []).append(kernel.kernel_key)
-    there = remote.present(list(binaries))
-    report.present += len(there)
-    report.written += remote.put({  # each lists its kernels: a reader takes them all
-        name: encode(name, {**content_of(row), "kernel_keys": sorted(listed.get(
-            (row.exact, row.batch), []))}, row.binary, private)
-        for name, row in binaries.items() if name not in there})
-    there = remote.present(list(kernels))
-    report.present += len(there)
-    report.written += remote.put({name: encode(name, content_of(row), b"", private)
-                                  for name, row in kernels.items() if name not in there})
+    _strings(remote, {  # each lists its kernels: a reader takes them all
+        name: functools.partial(encode, name, {**content_of(row), "kernel_keys": sorted(
+            listed.get((row.exact, row.batch), []))}, row.binary, private)
+        for name, row in binaries.items()}, max_entry, report, bad)
+    _strings(remote, {name: functools.partial(encode, name, content_of(row), b"", private)
+                      for name, row in kernels.items()},
+             min(layout.MAX_KERNEL_ENTRY, max_entry), report, bad)
     by_group: dict[str, list[TuneRow]] = {}
     for row in entries.tune:
         group = layout.tune_key(row.format, row.tunable, row.tune_key, row.candidates)
         by_group.setdefault(group, []).append(row)
     for group, rows in by_group.items():
-        there_fields = remote.group_fields(group)
-        report.present += sum(1 for r in rows if r.model in there_fields)
-        report.written += remote.put_group(group, {
-            r.model: encode(layout.field_key(group, r.model), content_of(r), b"", private)
-            for r in rows if r.model not in there_fields})
+        _group(remote, group, {r.model: functools.partial(
+            encode, layout.field_key(group, r.model), content_of(r), b"", private)
+            for r in rows}, min(layout.MAX_TUNE_ENTRY, max_entry), report, bad)
+    report.replaced = len(bad)
     report.available = remote.available
+    if bad:
+        log.warning("clmodes remote %s: replaced %d entries that did not verify: %s%s",
+                    remote.name, len(bad), "; ".join(bad[:3]), " ..." if len(bad) > 3 else "")
     if report.available:
         log.info("clmodes remote %s: published %d entries (%d already there)", remote.name,
                  report.written, report.present)
@@ -106,3 +119,52 @@ def publish(remote: Remote, entries: StoreEntries, key: SigningKey) -> Published
                  remote.name, report.written)
     return report
 
+
+def _strings(remote: Remote, made: dict[str, Callable[[], bytes]], limit: int,
+             report: Published, bad: list[str]) -> None:
+    """Write the entries the remote lacks; check, one at a time (each may be a binary
+    up to the limit), those it holds, and replace the ones that do not verify."""
+    there = remote.present(list(made))
+    report.written += remote.put({name: make() for name, make in made.items()
+                                  if name not in there})
+    for name in there:
+        found = remote.get([name], limit, MAGIC).get(name)
+        if found is None:  # gone meanwhile (evicted): first write wins again
+            report.written += remote.put({name: made[name]()})
+        else:
+            _check(remote, name, name, None, found, made[name], report, bad)
+
+
+def _group(remote: Remote, group: str, made: dict[str, Callable[[], bytes]], limit: int,
+           report: Published, bad: list[str]) -> None:
+    """`_strings` for one tune key's decisions (a hash whose fields are device models)."""
+    there = remote.get_group(group, limit, GROUP_FIELDS)
+    report.written += remote.put_group(group, {model: make() for model, make in made.items()
+                                               if model not in there})
+    for model in [m for m in made if m in there]:
+        _check(remote, group, layout.field_key(group, model), model, there[model],
+               made[model], report, bad)
+
+
+def _check(remote: Remote, key: str, signed_as: str, field: str | None, found: Value,
+           make: Callable[[], bytes], report: Published, bad: list[str]) -> None:
+    """Count an entry that verifies as present; replace one that does not, by a
+    compare-and-set on what was found (a good entry written meanwhile is kept)."""
+    why = found.why if isinstance(found, Refused) else _fault(signed_as, bytes(found))
+    if why is None:
+        report.present += 1
+    elif remote.replace(key, make(), found, field):
+        bad.append(f"{signed_as[:120]} ({why[:120]})")
+        report.written += 1
+    else:
+        report.present += 1  # replaced meanwhile by another publisher, or not comparable
+
+
+def _fault(key: str, value: bytes) -> str | None:
+    """Why the value at `key` is not a valid entry, or None (whoever signed it: first
+    write wins among valid entries, and readers apply their own trust)."""
+    try:
+        decode(key, value)
+    except MalformedEntry as error:
+        return str(error)
+    return None

@@ -8,7 +8,9 @@ written into the local store with its origin noted ("remote": `tune list`, `cach
 info`), local entries winning, so the next process does not ask again.
 
 The remote is hostile data, read as a bundle is read, with the same code:
-- each value bounded (`layout`'s limits, enforced by the `Remote` as it reads);
+- each value bounded (`layout`'s limits and `config.Bounds.max_entry`, enforced by the
+  `Remote` on the server before it reads), and each binary read and checked one at a
+  time, so a reader holds at most one entry of that size at once;
 - each entry's signature checked over its key and content (`entry`): a bad one is
   always refused;
 - trust as for bundles (`clmodes.bundle.trust`: `trusted_keys=`, `$CLMODES_TRUSTED_KEYS`,
@@ -19,8 +21,9 @@ The remote is hostile data, read as a bundle is read, with the same code:
 - each row validated by `clmodes.bundle.validation` exactly as an import validates it,
   its fields compared with the key it was asked under;
 - each new binary loaded for its device in a child process first (`bundle.loading`).
-A refused entry is one warning naming its key; nothing raises out of here, and each
-kernel key and tune key is asked once per process.
+A refused entry is one warning naming its key, and is remembered: the process never
+fetches or warns about it again (several kernel index entries name one binary). Nothing
+raises out of here, and each kernel key and tune key is asked once per process.
 
 What is read is written at once, even inside a warm's deferral (`Store.add_entries` is
 its own transaction): it is another machine's committed result, not this warm's work,
@@ -42,7 +45,8 @@ from clmodes.bundle.errors import BundleError
 from clmodes.bundle.validation import validate_binary, validate_kernel, validate_tune
 from clmodes.discovery import devices
 from clmodes.remote import layout
-from clmodes.remote.entry import Entry, MalformedEntry, decode
+from clmodes.remote.config import MAX_ENTRY
+from clmodes.remote.entry import MAGIC, Entry, MalformedEntry, decode
 from clmodes.remote.interface import Refused, Remote, Value
 from clmodes.store import FORMAT_VERSION, BinaryRow, KernelRow, Store, StoreEntries, TuneRow
 from clmodes.store.remote_origin import BINARY, TUNE, tune_entry
@@ -69,12 +73,15 @@ class Tally:
 
 
 class RemoteTier:
-    def __init__(self, remote: Remote, policy: ReadPolicy, load_check: bool = True) -> None:
+    def __init__(self, remote: Remote, policy: ReadPolicy, load_check: bool = True,
+                 max_entry: int = MAX_ENTRY) -> None:
         self.remote = remote
         self.policy = policy
         self.load_check = load_check
+        self.max_entry = max_entry  # a binary entry's limit (`config.Bounds.max_entry`)
         self.tally = Tally()
         self._asked: set[tuple[str, ...]] = set()
+        self._refused: set[str] = set()  # entry keys refused in this process
         self._listed: dict[str, list[str]] = {}  # batch -> the kernel keys its entry lists
         self._lock = threading.Lock()
         self._warned: set[tuple[str, str]] = set()
@@ -88,7 +95,13 @@ class RemoteTier:
     def _refuse(self, key: str, why: str) -> None:
         with self._lock:
             self.tally.refused += 1
+            self._refused.add(key)
         log.warning("clmodes remote %s: entry %s refused: %s", self.remote.name, key, why)
+
+    def _unrefused(self, keys: list[str]) -> list[str]:
+        """The keys not refused already in this process (never fetched, or warned, twice)."""
+        with self._lock:
+            return [k for k in keys if k not in self._refused]
 
     def _entry(self, key: str, value: Value) -> Entry | None:
         if isinstance(value, Refused):
@@ -111,6 +124,7 @@ class RemoteTier:
             what = "program binaries are code" if code else "tune results need a trusted signer"
             with self._lock:
                 self.tally.refused += 1
+                self._refused.add(entry.key)
             if self._first_warning((entry.signer.fingerprint, what)):
                 log.warning("clmodes remote %s: refusing entries %s (%s; trust the "
                             "publisher's KEY.pub with --trust, $CLMODES_TRUSTED_KEYS or "
@@ -137,9 +151,13 @@ class RemoteTier:
         if not self.remote.available or not self._first_ask([("tune", tunable, key, candidates)]):
             return
         group = layout.tune_key(FORMAT_VERSION, tunable, key, candidates)
-        found = self.remote.get_group(group, layout.MAX_TUNE_ENTRY, layout.MAX_MODELS)
+        found = self.remote.get_group(group, min(layout.MAX_TUNE_ENTRY, self.max_entry),
+                                      layout.MAX_MODELS)
         rows: list[tuple[TuneRow, Entry]] = []
+        fresh = set(self._unrefused([layout.field_key(group, m) for m in found]))
         for model, value in sorted(found.items()):
+            if layout.field_key(group, model) not in fresh:
+                continue
             entry = self._entry(layout.field_key(group, model), value)
             if entry is None:
                 continue
@@ -173,16 +191,17 @@ class RemoteTier:
         kernels = self._kernel_rows(exact, wanted)
         batches = {layout.binary_key(exact, r.batch): r.batch for r, _ in kernels}
         held = {b for b in batches.values() if store.get_binary(exact, b) is not None}
-        fetched = self.remote.get([n for n, b in batches.items() if b not in held],
-                                  layout.MAX_BINARY_ENTRY)
         binaries: list[tuple[BinaryRow, Entry]] = []
-        for name, value in fetched.items():
-            entry = self._entry(name, value)
-            if entry is None:
-                continue
-            binary = self._binary_row(entry, exact, batches[name])
-            if binary is not None and self._trusted(entry, code=True):
-                binaries.append((binary, entry))
+        # One at a time: each is up to the entry limit, and a refused one is dropped
+        # before the next is read.
+        for name in self._unrefused([n for n, b in batches.items() if b not in held]):
+            for key, value in self.remote.get([name], self.max_entry, MAGIC).items():
+                entry = self._entry(key, value)
+                if entry is None or not self._trusted(entry, code=True):
+                    continue
+                binary = self._binary_row(entry, exact, batches[key])
+                if binary is not None:
+                    binaries.append((binary, entry))
         # Every kernel a new binary holds, not only those asked for now: a program is
         # loaded once per process with the argument info its rows give then (some drivers,
         # Intel's, drop it from programs made from binaries), so a row read later would
@@ -207,12 +226,13 @@ class RemoteTier:
         """The verified, trusted kernel index entries of these keys the remote holds."""
         names = {layout.kernel_key(exact, k): k for k in kernel_keys}
         kernels: list[tuple[KernelRow, Entry]] = []
-        for name, value in self.remote.get(list(names), layout.MAX_KERNEL_ENTRY).items():
+        limit = min(layout.MAX_KERNEL_ENTRY, self.max_entry)
+        for name, value in self.remote.get(self._unrefused(list(names)), limit, MAGIC).items():
             entry = self._entry(name, value)
-            if entry is None:
+            if entry is None or not self._trusted(entry, code=True):
                 continue
             kernel = self._kernel_row(entry, exact, names[name])
-            if kernel is not None and self._trusted(entry, code=True):
+            if kernel is not None:
                 kernels.append((kernel, entry))
         return kernels
 
@@ -246,8 +266,9 @@ class RemoteTier:
             return None
         with self._lock:
             self._listed[batch] = list(listed)
-        return self._validated(entry.key, BinaryRow(exact, batch, content["units"], entry.blob,
-                                                    content["sha256"]), validate_binary)
+        return self._validated(entry.key, BinaryRow(exact, batch, content["units"],
+                                                    bytes(entry.blob), content["sha256"]),
+                               validate_binary)
 
     def _validated(self, key: str, row: Row, validate: Callable[[str, Row], None]) -> Row | None:
         """`row` if it passes the bundle import's own check, else refused (one line)."""
