@@ -98,7 +98,7 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     store = runtime.store
     _check_persistent(store, allow_memory)
     signing = _signing_key(sign)  # a key that does not load fails before the workload runs
-    started = time.perf_counter()
+    started, began = time.perf_counter(), time.time()  # began: what the cap keeps (`cache_size`)
     with _withdrawn_on_failure(store), \
             TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
             usage.recording() as used, capture.suspended(), reads.WATCH.one_warning(), \
@@ -127,7 +127,7 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     _check_gathered(workload, statistics, bool(used) or missed > 0)
     if signing is not None:
         _publish(runtime, signing)
-    cache_size.apply_environment_cap(store)  # $CLMODES_CACHE_MAX_SIZE, after the commit
+    cache_size.apply_environment_cap(store, began)  # $CLMODES_CACHE_MAX_SIZE, after the commit
     log.info("warmed %r in %.2f s: %s", workload, time.perf_counter() - started, statistics)
     return statistics
 

@@ -10,7 +10,8 @@ size depends on page reuse and on when it was last compacted, which no cap can p
 
 An entry's last use is the latest of its `last_use` row (`uses`) and its `created` time:
 an entry that no process has read since it was written (or a store made before last uses
-were recorded) counts as used when it was created. Probe results and usability verdicts
+were recorded) counts as used when it was created. `created` is kept beside it: the prune
+at the end of a warm keeps what that warm wrote (`pruning.Warmed`). Probe results and usability verdicts
 are not entries here: they are a few hundred bytes per device, and re-measuring them
 costs seconds.
 """
@@ -52,6 +53,7 @@ class Entry:
     bytes: int
     used: float
     rows: int = 1
+    created: float = 0.0  # when it was written (a key's measurements: the latest)
 
     @property
     def group(self) -> tuple[Any, ...]:
@@ -89,12 +91,14 @@ def entries(read: Reader, with_uses: bool = True) -> list[Entry]:
         extra, kernels = kernel_bytes.get((exact, batch), (0, 0))
         found.append(Entry(BINARY, (exact, batch),
                            int(number(size)) + extra + identity_bytes.get((exact, batch), 0),
-                           used(BINARY, (exact, batch), created), 1 + kernels))
+                           used(BINARY, (exact, batch), created), 1 + kernels, number(created)))
     for *key, size, created in rows(TUNES, "tune"):
-        found.append(Entry(TUNE, tuple(key), int(number(size)), used(TUNE, tuple(key), created)))
+        found.append(Entry(TUNE, tuple(key), int(number(size)), used(TUNE, tuple(key), created),
+                           1, number(created)))
     for *key, size, created, count in rows(MEASUREMENTS, "measurement"):
         found.append(Entry(MEASUREMENT, tuple(key), int(number(size)),
-                           used(MEASUREMENT, tuple(key), created), int(number(count))))
+                           used(MEASUREMENT, tuple(key), created), int(number(count)),
+                           number(created)))
     return found
 
 

@@ -1,24 +1,49 @@
-"""Keeping the store under a size: evict the least recently used entries first.
+"""Keeping the store under a size: evict what is cheap to recompute first, least recently
+used first within that.
 
-`prune(db, max_size)` reads every entry's bytes and last use (`footprint`), and evicts the
-least recently used until the entries' bytes are at most `max_size`, in one write
-transaction: a concurrent warm commits wholly before it or wholly after it (its writes
-are one transaction too, and wait for this one like any second writer, `contention`), so
-no reader ever sees a binary without its kernel rows, or the reverse.
+`prune(db, max_size)` reads every entry's bytes, creation and last use (`footprint`), and
+evicts until the entries' bytes are at most `max_size`, in one write transaction: a
+concurrent warm commits wholly before it or wholly after it (its writes are one
+transaction too, and wait for this one like any second writer, `contention`), so no reader
+ever sees a binary without its kernel rows, or the reverse.
 
-What goes together: a binary takes its kernel index rows and their recorded identities
-(a kernel row pointing at a missing binary would be a lookup that always misses); a
-tune decision is evicted alone, and when the last decision of a key goes, that key's
-measurements go with it (they exist to resume or re-tune that key). Measurements of a key
-with no decision left (a tune killed before it decided) are an entry of their own.
+The decision: order by what an eviction costs to undo per byte it frees, then by recency.
+A program binary is megabytes and seconds of building; a tune decision is a kilobyte and
+minutes of measuring (every candidate, on a quiet device); a key's measurements are what
+that measuring produced. So the tiers (`TIERS`), each least recently used first:
 
-What is never evicted: the entries of a key some live process is tuning now, by its lease
-(`leases.live_keys`: a heartbeat within `STALE_S` and, on this host, a running owner): the
-key's decisions (any candidate set) and its measurements, which that tune resumes from and
-records into. That is the only use the store can see while it happens. A binary a live
-process has loaded, or a winner it holds, it already has in memory (it reads each once),
-so evicting the row never affects that process, only the next one, which builds or tunes it
-again; its use was noted (`uses`), so it sorts as recent, which is what LRU is for.
+1. binaries, with their kernel index rows and recorded identities (a kernel row pointing
+   at a missing binary would be a lookup that always misses);
+2. measurements of a key that has a decision (they only serve a re-tune or a resumed
+   tune; the decision already holds what they decided);
+3. decisions, and measurements of a key with no decision (a tune stopped before it
+   decided: minutes of measuring that the next tune resumes from).
+
+A decision goes only when evicting every binary and every decided key's measurements
+(but what is kept below) cannot meet the cap. The trap this replaces: plain LRU over all
+kinds. A warm writes its decisions while tuning and its binaries at the end (`capture`),
+so a workload's decisions are older than its binaries, and at the edge of what fit LRU
+evicted the decisions and kept the binaries: under a cap of about three workloads a
+user's store held 2 binaries and 0 decisions, and every later run tuned again (minutes)
+to save a few kilobytes, where rebuilding a binary would have cost seconds.
+
+What is never evicted:
+
+- the entries of a key some live process is tuning now, by its lease (`leases.live_keys`:
+  a heartbeat within `STALE_S` and, on this host, a running owner): the key's decisions
+  (any candidate set) and its measurements, which that tune resumes from and records
+  into (`in_use` counts those met). A binary a live process has loaded, or a winner it
+  holds, it already has in memory (it reads each once), so evicting the row never affects
+  that process, only the next one, which builds or tunes it again; its use was noted
+  (`uses`), so it sorts as recent;
+- at the end of a warm (`warm_began`, where `$CLMODES_CACHE_MAX_SIZE` applies), what that
+  warm made or used (`Warmed`): entries created since it began, and entries this process
+  first read since then (`UseNotes.noted_since`). A warm that evicted its own work would
+  leave the next run to build and tune everything again, the opposite of warming. When the
+  cap is smaller than that, they are kept over the cap and the report says so
+  (`warmed_bytes`, `over_cap`; `cache_size` logs it in one line). Created-since is by the
+  clock, so an entry another process's concurrent warm wrote meanwhile is kept too: it was
+  just made as well, and that warm's own prune would keep it anyway.
 
 Then the file is compacted with `VACUUM`, so that it actually shrinks (SQLite otherwise
 keeps freed pages for reuse and the file never gets smaller): by `clmodes cache prune`
@@ -70,6 +95,8 @@ class PruneReport:
     evicted_bytes: int
     in_use: int  # entries kept because a live tune lease holds their key
     compacted: str  # "vacuum", or why the file was not compacted
+    warmed: int = 0  # entries kept because the warm this prune ends made or used them
+    warmed_bytes: int = 0  # their bytes: what that warm's workload needs
 
     @property
     def over_cap(self) -> bool:
@@ -80,6 +107,19 @@ class PruneReport:
         return {**dataclasses.asdict(self), "over_cap": self.over_cap}
 
 
+@dataclasses.dataclass(frozen=True)
+class Warmed:
+    """What the running warm made or used, which the prune at its end never evicts:
+    entries created at or after `since` (its start, a POSIX time), and those this process
+    first read since then (`noted`: kind and entry as `last_use` names them)."""
+
+    since: float
+    noted: frozenset[tuple[str, str]] = frozenset()
+
+    def holds(self, e: Entry) -> bool:
+        return e.created >= self.since or (e.kind, entry_text(e.key)) in self.noted
+
+
 @dataclasses.dataclass
 class Plan:
     """The entries chosen for eviction, and what it leaves."""
@@ -88,28 +128,45 @@ class Plan:
     bytes_before: int
     bytes_after: int
     in_use: int
+    warmed: int = 0
+    warmed_bytes: int = 0
 
 
-def choose(found: list[Entry], live: set[leases.LeaseKey], max_size: int) -> Plan:
-    """Least recently used first (ties: measurements, then decisions, then binaries:
-    cheapest to rebuild first), skipping what a live lease holds, until the total is at
-    most `max_size`. A key's measurements go with its last decision."""
+# What an eviction costs to undo per byte it frees, cheapest first (see the module's doc).
+BINARIES, DECIDED_MEASUREMENTS, DECISIONS = 0, 1, 2
+TIERS = {BINARIES: "binaries (seconds of building, megabytes)",
+         DECIDED_MEASUREMENTS: "measurements of a decided key (only a re-tune reads them)",
+         DECISIONS: "decisions and an undecided key's measurements (minutes of measuring)"}
+
+
+def tier(e: Entry, decided: set[tuple[Any, ...]]) -> int:
+    """Which tier `e` is evicted in: binaries first, decisions last."""
+    if e.kind == BINARY:
+        return BINARIES
+    if e.kind == MEASUREMENT and e.group in decided:
+        return DECIDED_MEASUREMENTS
+    return DECISIONS
+
+
+def choose(found: list[Entry], live: set[leases.LeaseKey], max_size: int,
+           warmed: Warmed | None = None) -> Plan:
+    """Cheapest to recompute first (`tier`), least recently used first within a tier,
+    skipping what a live lease holds and what `warmed` holds, until the total is at most
+    `max_size`."""
     total = sum(e.bytes for e in found)
     leased_groups = {key[:3] for key in live}
-    measured = {e.group: e for e in found if e.kind == MEASUREMENT}
-    decisions: dict[tuple[Any, ...], int] = {}
-    for e in found:
-        if e.kind == TUNE:
-            decisions[e.group] = decisions.get(e.group, 0) + 1
+    decided = {e.group for e in found if e.kind == TUNE}
+    own = [e for e in found if warmed is not None and warmed.holds(e)]
+    kept = {id(e) for e in own}
 
     def held(e: Entry) -> bool:
         if e.kind == BINARY:
             return False
         return e.key[1:4] in leased_groups  # the key's entries, any candidate set
 
-    order = {MEASUREMENT: 0, TUNE: 1, BINARY: 2}
-    candidates = [e for e in found if not (e.kind == MEASUREMENT and decisions.get(e.group))]
-    candidates.sort(key=lambda e: (e.used, order[e.kind]))
+    kinds = {BINARY: 0, MEASUREMENT: 1, TUNE: 2}
+    candidates = sorted((e for e in found if id(e) not in kept),
+                        key=lambda e: (tier(e, decided), e.used, kinds[e.kind]))
     evict: list[Entry] = []
     left, in_use = total, 0
     for e in candidates:
@@ -120,13 +177,7 @@ def choose(found: list[Entry], live: set[leases.LeaseKey], max_size: int) -> Pla
             continue
         evict.append(e)
         left -= e.bytes
-        if e.kind == TUNE:
-            decisions[e.group] -= 1
-            group = measured.get(e.group)
-            if not decisions[e.group] and group is not None:
-                evict.append(group)
-                left -= group.bytes
-    return Plan(evict, total, left, in_use)
+    return Plan(evict, total, left, in_use, len(own), sum(e.bytes for e in own))
 
 
 def delete(connection: sqlite3.Connection, e: Entry) -> None:
@@ -170,9 +221,11 @@ def counts(evicted: list[Entry]) -> dict[str, int]:
     return found
 
 
-def prune_once(db: Database, notes: UseNotes, max_size: int) -> tuple[Plan, int]:
+def prune_once(db: Database, notes: UseNotes, max_size: int,
+               warm_began: float | None = None) -> tuple[Plan, int]:
     """One transaction: this process's noted uses written, entries read, the plan
     carried out; returns the plan and the orphaned kernel rows removed."""
+    warmed = None if warm_began is None else Warmed(warm_began, notes.noted_since(warm_began))
     with db.transaction() as connection:
         taken = notes.write_into(connection)
 
@@ -181,7 +234,7 @@ def prune_once(db: Database, notes: UseNotes, max_size: int) -> tuple[Plan, int]
 
         now = time.time()
         plan = choose(footprint.entries(read), leases.live_keys(read(leases.LIVE_SELECT), now),
-                      max_size)
+                      max_size, warmed)
         for e in plan.evict:
             delete(connection, e)
         orphans = connection.execute(ORPHAN_KERNELS).rowcount
@@ -201,10 +254,13 @@ def free_fraction(db: Database) -> float:
     return footprint.number(free[0][0]) / footprint.number(pages[0][0])
 
 
-def prune(db: Database, notes: UseNotes, max_size: int, compact_at: float = 0.0) -> PruneReport:
-    """Evict least recently used entries until the store's entries take at most
-    `max_size` bytes; then compact the file if anything went and at least `compact_at`
-    of its pages are free (0: whenever anything went). See the module's doc."""
+def prune(db: Database, notes: UseNotes, max_size: int, compact_at: float = 0.0,
+          warm_began: float | None = None) -> PruneReport:
+    """Evict the cheapest entries to recompute, least recently used first, until the
+    store's entries take at most `max_size` bytes; then compact the file if anything went
+    and at least `compact_at` of its pages are free (0: whenever anything went).
+    `warm_began`: the prune ends the warm this process began then (a POSIX time), whose
+    own entries are kept. See the module's doc."""
     if max_size < 0:
         raise ValueError(f"max_size {max_size} is negative")
     file_before = size_on_disk(db.path)
@@ -212,7 +268,7 @@ def prune(db: Database, notes: UseNotes, max_size: int, compact_at: float = 0.0)
         size = footprint.total_bytes(lambda sql: db.query(sql))
         return PruneReport(db.location, max_size, size, size, file_before, file_before,
                            counts([]), 0, 0, "read-only store: nothing evicted")
-    plan, orphans = patiently(lambda: prune_once(db, notes, max_size))
+    plan, orphans = patiently(lambda: prune_once(db, notes, max_size, warm_began))
     evicted = counts(plan.evict)
     evicted["kernels"] += orphans
     compacted = "nothing evicted"
@@ -222,4 +278,4 @@ def prune(db: Database, notes: UseNotes, max_size: int, compact_at: float = 0.0)
                      else f"not compacted: {free:.0%} of the file is free pages, reused by later writes")
     return PruneReport(db.location, max_size, plan.bytes_before, plan.bytes_after, file_before,
                        size_on_disk(db.path), evicted, plan.bytes_before - plan.bytes_after,
-                       plan.in_use, compacted)
+                       plan.in_use, compacted, plan.warmed, plan.warmed_bytes)

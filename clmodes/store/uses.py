@@ -62,7 +62,9 @@ class UseNotes:
         self._db = db
         self._lock = threading.Lock()
         self._pending: dict[Noted, float] = {}
-        self._noted: set[Noted] = set()  # every entry this process used (written at exit)
+        # Every entry this process used (written at exit), with when it was first noted:
+        # what a warm used since it began (`noted_since`), which its own prune keeps.
+        self._noted: dict[Noted, float] = {}
         self._seen: set[tuple[str, tuple[Any, ...]]] = set()  # the same, as keys were given
         self.enabled = True  # off: nothing is noted (what the benchmark compares against)
         _open.add(self)
@@ -79,9 +81,9 @@ class UseNotes:
             if seen in self._seen:
                 return
             self._seen.add(seen)
-            noted = (kind, entry_text(key))
-            self._noted.add(noted)
-            self._pending[noted] = time.time()
+            noted, now = (kind, entry_text(key)), time.time()
+            self._noted.setdefault(noted, now)
+            self._pending[noted] = now
         _start_flusher()
 
     def statements(self, everything_now: bool = False) -> tuple[list[Statement], dict[Noted, float]]:
@@ -119,6 +121,13 @@ class UseNotes:
         for sql, parameters in statements:
             connection.execute(sql, parameters)
         return taken
+
+    def noted_since(self, moment: float) -> frozenset[Noted]:
+        """The entries this process first used at or after `moment` (a POSIX time): what
+        a warm that began then read from the store (`pruning.Warmed`). An entry it had
+        read before holds in memory and is not read again, so it is not among them."""
+        with self._lock:
+            return frozenset(noted for noted, first in self._noted.items() if first >= moment)
 
     @property
     def pending(self) -> bool:

@@ -20,7 +20,8 @@ import pytest
 
 import clmodes
 from clmodes.store import FILENAME, Store, footprint
-from clmodes.store.uses import BINARY, MEASUREMENT, entry_text
+from clmodes.store.sizes import shown
+from clmodes.store.uses import BINARY, MEASUREMENT, TUNE, entry_text
 from support import pruned
 from support.subprocesses import (
     RUN_WORKLOAD,
@@ -33,10 +34,11 @@ from support.subprocesses import (
 )
 
 
-def warm(cache_dir, runtime, names):
-    """Warm `names` (letters of `support.pruned`) one after another in one fresh process."""
+def warm(cache_dir, runtime, names, **env):
+    """Warm `names` (letters of `support.pruned`) one after another in one fresh process;
+    when each warm ended."""
     return last_json(run_python(f"from support import pruned; pruned.main('warm', {names!r})",
-                                cache_dir, CLMODES_DEVICE=runtime))
+                                cache_dir, CLMODES_DEVICE=runtime, **env))
 
 
 def run(cache_dir, runtime, names):
@@ -292,3 +294,80 @@ def test_a_store_without_last_uses_counts_entries_as_used_when_created(tmp_path,
     report = store.prune(sum(e.bytes for e in entries(tmp_path)) - a.bytes)
     store.close()
     assert report.evicted["binaries"] == 1 and set(stored(tmp_path)) == {"b"}
+
+
+# Eviction by cost: binaries (seconds of building) before decisions (minutes of measuring).
+# Each tuned workload of `support.pruned` (d, e, f, ...) stores a decision, its key's
+# measurements and its winner's binary.
+
+
+def decisions(cache_dir) -> set[str]:
+    """The tuned workloads the store holds a decision for, by letter."""
+    return {e.key[2].removeprefix("pruned.") for e in entries(cache_dir) if e.kind == TUNE}
+
+
+def owner(entry: footprint.Entry, ended: dict[str, float]) -> str:
+    """The workload that wrote `entry`: the first warm that ended after it was written
+    (`ended`: when each warm ended, from `warm`)."""
+    return min((t, name) for name, t in ended.items() if entry.created <= t)[1]
+
+
+def binaries(cache_dir, ended: dict[str, float]) -> list[str]:
+    """The tuned workloads the store holds a binary of, by letter, in warm order."""
+    return sorted((owner(e, ended) for e in entries(cache_dir) if e.kind == BINARY),
+                  key=ended.get)
+
+
+def test_a_cap_evicts_binaries_and_keeps_every_decision(tmp_path, runtime):
+    """The user's report: under a cap of about three workloads, a store ended with 2
+    binaries and 0 decisions, and every later run tuned again."""
+    ended = warm(tmp_path, runtime, "def")
+    three = sum(e.bytes for e in entries(tmp_path))  # three workloads' worth
+    ended |= warm(tmp_path, runtime, "ghij", CLMODES_CACHE_MAX_SIZE=str(three * 11 // 10))
+    assert decisions(tmp_path) == set("defghij")  # every decision and its measurements
+    assert {e.key[2] for e in entries(tmp_path) if e.kind == MEASUREMENT} == {
+        f"pruned.{name}" for name in "defghij"}
+    kept = binaries(tmp_path, ended)
+    assert 1 <= len(kept) < 7 and kept == list("defghij"[-len(kept):])  # the oldest went
+    assert sum(e.bytes for e in entries(tmp_path)) <= three * 11 // 10
+    consistent(tmp_path)
+    later = run(tmp_path, runtime, "dj")  # a later run rebuilds what went, tunes nothing
+    assert later["d"] == {"ok": True, "compiled": 1, "loaded": 0, "tuned": 0}
+    assert later["j"] == {"ok": True, "compiled": 0, "loaded": 1, "tuned": 0}
+
+
+def test_a_cap_below_one_workload_keeps_what_the_warm_made(tmp_path, runtime):
+    ended = warm(tmp_path, runtime, "d")
+    out = run_cli(tmp_path, "warm", "support.pruned:workload_e", CLMODES_DEVICE=runtime,
+                  CLMODES_CACHE_MAX_SIZE="4k")
+    assert out.returncode == 0, out.stderr
+    ended["e"] = time.time()
+    needed = sum(e.bytes for e in entries(tmp_path))
+    lines = [line for line in out.stderr.splitlines() if "CLMODES_CACHE_MAX_SIZE" in line]
+    assert len(lines) == 1, out.stderr
+    assert "4 KiB is smaller than what this warm's workload needs" in lines[0]
+    assert f"({shown(needed)} in 3 entries)" in lines[0] and "kept them" in lines[0]
+    assert decisions(tmp_path) == {"e"} and binaries(tmp_path, ended) == ["e"]  # d: evicted
+    assert {e.kind for e in entries(tmp_path)} == {BINARY, TUNE, MEASUREMENT}
+    consistent(tmp_path)
+    assert run(tmp_path, runtime, "e")["e"] == {"ok": True, "compiled": 0, "loaded": 1,
+                                                "tuned": 0}
+
+
+def test_least_recently_used_binaries_go_first_and_decisions_stay(tmp_path, runtime):
+    ended = warm(tmp_path, runtime, "def")
+    assert run(tmp_path, runtime, "d")["d"]["loaded"] == 1  # d: used again, in a new process
+    found = entries(tmp_path)
+    (e_binary,) = [e for e in found if e.kind == BINARY and owner(e, ended) == "e"]
+    cap = sum(e.bytes for e in found) - e_binary.bytes  # room for all but one binary
+    out = run_cli(tmp_path, "cache", "prune", "--max-size", str(cap), "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["evicted"] == {"binaries": 1, "kernels": 1, "tune_results": 0,
+                                 "measurements": 0}
+    assert binaries(tmp_path, ended) == ["d", "f"]  # e: the least recently used binary
+    assert decisions(tmp_path) == set("def")
+    consistent(tmp_path)
+    again = run(tmp_path, runtime, "def")
+    assert again["e"] == {"ok": True, "compiled": 1, "loaded": 0, "tuned": 0}
+    assert again["d"]["loaded"] == again["f"]["loaded"] == 1

@@ -53,6 +53,31 @@ def workload_c() -> None:
     launch("c")
 
 
+# Tuned workloads (what a user's workloads are: a decision, its measurements and the
+# winner's binary each): one tunable apiece, a define apart, so no two share a binary.
+TUNED = "defghijk"
+TUNED_N = 1024
+
+
+def tunable(name: str) -> clmodes.Tunable:
+    from support import tunables
+
+    return tunables.make_tunable(f"pruned.{name}",
+                                 defines={"ITEMS": [1, 4], "TAG": [str(TUNED.index(name))]})
+
+
+def tuned(name: str) -> None:
+    from support import tunables
+
+    stream = clmodes.client().stream()
+    out, x = tunables.buffers(stream, TUNED_N)
+    tunable(name)(stream, out, x, TUNED_N)
+
+
+for _name in TUNED:  # `clmodes warm support.pruned:workload_d` imports them by name
+    globals()[f"workload_{_name}"] = (lambda name: lambda: tuned(name))(_name)
+
+
 def warm_in_turn(names: str, pause: float = 0.05) -> dict:
     """Warm each named workload in this process, one after another; the time between each
     (what `--since` tests pick a moment from)."""
@@ -70,9 +95,12 @@ def run(names: str) -> dict:
     for name in names:
         collector = clmodes.StatisticsCollector()
         with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, collector):
-            ok = launch(name)
-        stats = clmodes.StatisticsReader(collector).statistics().compilation
+            ok = launch(name) if name in FACTORS else tuned(name) is None
+        statistics = clmodes.StatisticsReader(collector).statistics()
+        stats = statistics.compilation
         report[name] = {"ok": ok, "compiled": stats.compiled, "loaded": stats.loaded}
+        if name in TUNED:
+            report[name]["tuned"] = statistics.autotune.keys
     return report
 
 

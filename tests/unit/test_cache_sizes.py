@@ -12,9 +12,9 @@ from hypothesis import given, strategies as st
 from clmodes.cli.errors import UsageError
 from clmodes.cli.when import parse_when
 from clmodes.store.footprint import Entry
-from clmodes.store.pruning import choose
+from clmodes.store.pruning import Warmed, choose
 from clmodes.store.sizes import SizeError, parse_size
-from clmodes.store.uses import BINARY, MEASUREMENT, TUNE, last_uses
+from clmodes.store.uses import BINARY, MEASUREMENT, TUNE, entry_text, last_uses
 
 
 @pytest.mark.parametrize("text, size", [
@@ -70,10 +70,10 @@ def test_bad_times_are_one_line(text, message):
     assert message in str(refused.value) and "\n" not in str(refused.value)
 
 
-def entry(kind, name, used, size=100, rows=1):
+def entry(kind, name, used, size=100, rows=1, created=0.0):
     key = ("exact", name) if kind == BINARY else (1, "model", "tunable", name) + (
         ("cands",) if kind == TUNE else ())
-    return Entry(kind, key, size, used, rows)
+    return Entry(kind, key, size, used, rows, created)
 
 
 def test_least_recently_used_go_first_until_under_the_cap():
@@ -84,23 +84,50 @@ def test_least_recently_used_go_first_until_under_the_cap():
     assert choose(found, set(), 300).evict == []
 
 
-def test_a_keys_measurements_go_with_its_last_decision():
+def test_binaries_go_before_decisions_whatever_their_age():
+    """The user's store: decisions are older than the binaries of their winners (a warm
+    writes binaries last), and LRU over all kinds evicted every decision."""
+    found = [entry(TUNE, "k1", 1.0, size=10), entry(TUNE, "k2", 2.0, size=10),
+             entry(BINARY, "b2", 9.0, size=800), entry(BINARY, "b1", 5.0, size=800),
+             entry(BINARY, "b3", 7.0, size=800)]
+    plan = choose(found, set(), 1000)
+    assert [e.key[1] for e in plan.evict] == ["b1", "b3"]  # least recently used first
+    assert plan.bytes_after == 820
+    everything = choose(found, set(), 0).evict
+    assert [e.kind for e in everything] == [BINARY] * 3 + [TUNE] * 2  # decisions last
+
+
+def test_a_decided_keys_measurements_go_before_its_decision():
     measured = entry(MEASUREMENT, "k", 0.5, size=50, rows=3)  # older than its decision
     decision = entry(TUNE, "k", 2.0)
     binary = entry(BINARY, "b", 1.0)
-    plan = choose([measured, decision, binary], set(), 100)
-    # The measurements alone are never chosen while the decision stays: the binary goes.
-    assert [e.kind for e in plan.evict] == [BINARY, TUNE, MEASUREMENT]
-    assert plan.bytes_after == 0
-    orphan = entry(MEASUREMENT, "gone", 0.1, size=50)  # a tune killed before deciding
-    assert choose([orphan, binary], set(), 100).evict == [orphan]
+    plan = choose([decision, measured, binary], set(), 100)
+    assert [e.kind for e in plan.evict] == [BINARY, MEASUREMENT] and plan.bytes_after == 100
+    assert [e.kind for e in choose([decision, measured, binary], set(), 0).evict] == [
+        BINARY, MEASUREMENT, TUNE]
+    # A tune stopped before it decided: its measurements are minutes of measuring, which
+    # the next tune resumes from; a binary goes first.
+    orphan = entry(MEASUREMENT, "gone", 0.1, size=50)
+    assert choose([orphan, binary], set(), 100).evict == [binary]
+    assert choose([orphan, binary], set(), 0).evict == [binary, orphan]
+
+
+def test_what_the_running_warm_made_or_used_is_kept_over_the_cap():
+    made = entry(BINARY, "made", 11.0, created=11.0)  # written by the warm (began at 10)
+    read = entry(TUNE, "read", 12.0, created=3.0)  # older, read by this warm
+    other = entry(TUNE, "other", 12.5, created=4.0)  # read since, by another process
+    old = entry(BINARY, "old", 2.0, created=2.0)
+    warmed = Warmed(10.0, frozenset({(TUNE, entry_text(read.key))}))
+    plan = choose([made, read, other, old], set(), 50, warmed)
+    assert plan.evict == [old, other] and plan.bytes_after == 200 > 50
+    assert plan.warmed == 2 and plan.warmed_bytes == 200
 
 
 def test_a_live_leases_key_is_kept_whatever_its_age():
     decision, measured = entry(TUNE, "k", 0.0), entry(MEASUREMENT, "k", 0.0)
     plan = choose([decision, measured, entry(BINARY, "b", 5.0)],
                   {("model", "tunable", "k", "other-cands")}, 0)
-    assert [e.kind for e in plan.evict] == [BINARY] and plan.in_use == 1
+    assert [e.kind for e in plan.evict] == [BINARY] and plan.in_use == 2  # both kept
     assert plan.bytes_after == 200
 
 
