@@ -21,6 +21,13 @@ or 85); then one record per kernel, starting with its
 size (u64), the size of its files (u64, at the record's end), its argument info's size
 (u32) and its name; a file is a u32-length path then a u32-length content. A binary of
 another vendor is not looked at. This is a check on top of signing, not instead of it.
+
+`native_objects` names each kernel's shared objects with the launch that makes PoCL
+load one (`LaunchShape`), for the import's load check (`clmodes.bundle.loading`): PoCL
+loads the one whose directory names a launch's specialization (local size, `goffs0`
+for a zero global offset, `smallgrid` for a grid of under 65535 items a side), or
+`0-0-0`, the generic one, for every launch under `POCL_WORK_GROUP_SPECIALIZATION=0`;
+one it does not ship it generates from `/program.bc`.
 """
 
 from __future__ import annotations
@@ -42,6 +49,8 @@ PROGRAM_AT = {8: 73, 9: 85}
 NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{0,255}")
 DIRECTORY = re.compile(rb"[A-Za-z0-9_-]{1,128}")
 FILE = re.compile(rb"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,255}")
+GENERIC = "0-0-0"  # the work-group function for any launch, the only one PoCL's generic variant loads
+SPECIALIZED = re.compile(r"([0-9]{1,5})-([0-9]{1,5})-([0-9]{1,5})(-goffs0)?(-smallgrid)?")
 
 
 class PathShapeError(ValueError):
@@ -55,6 +64,56 @@ class StoredFile:
     path: bytes
     start: int
     end: int
+
+
+@dataclasses.dataclass(frozen=True)
+class LaunchShape:
+    """A launch of one work-group that makes PoCL load a specialized shared object."""
+
+    local: tuple[int, int, int]
+    offset_zero: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class NativeObject:
+    """A kernel's shared object in a PoCL binary: the kernel (its record's name), the
+    work-group directory it lies in, and where its content lies."""
+
+    kernel: str
+    directory: str
+    start: int
+    end: int
+
+    @property
+    def generic(self) -> bool:
+        return self.directory == GENERIC
+
+    def symbols(self) -> tuple[str, str]:
+        """The names PoCL resolves the work-group function by, in its order: a shared
+        object without either aborts the run that loads it (PoCL 3.0 and 3.1)."""
+        return (f"_pocl_kernel_{self.kernel}_workgroup", f"pocl_kernel_{self.kernel}_workgroup")
+
+    def shape(self) -> LaunchShape | None:
+        """The one-work-group launch PoCL loads this specialized object for, None when
+        no small launch does (the generic one, a grid wider than `smallgrid`, a local
+        size of 0)."""
+        found = SPECIALIZED.fullmatch(self.directory)
+        if found is None or self.generic or not found.group(5):
+            return None
+        local = (int(found.group(1)), int(found.group(2)), int(found.group(3)))
+        if 0 in local:
+            return None
+        return LaunchShape(local, offset_zero=bool(found.group(4)))
+
+
+def native_objects(binary: bytes) -> list[NativeObject]:
+    """Every kernel's shared object in a PoCL binary whose layout `files` accepted."""
+    found = []
+    for stored in files(binary):
+        parts = stored.path.split(b"/")
+        if len(parts) == 4 and parts[3].endswith(b".so"):
+            found.append(NativeObject(parts[1].decode(), parts[2].decode(), stored.start, stored.end))
+    return found
 
 
 def files(binary: bytes) -> list[StoredFile]:

@@ -74,8 +74,42 @@ __attribute__((constructor)) static void tampered(void) {
 """
 
 
+NO_WORKGROUP_SYMBOL = r"""
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((constructor)) static void tampered(void) {
+    const char *mark = getenv("CLMODES_TEST_CONSTRUCTOR_MARK");
+    FILE *f = mark ? fopen(mark, "a") : NULL;
+    if (f) { fputs("ran\n", f); fclose(f); }
+}
+int unrelated(void) { return 1; }
+"""
+
+ABORTING_WORKGROUP = r"""
+#include <stdlib.h>
+void _pocl_kernel_%(kernel)s_workgroup(void *args, void *context, unsigned long x,
+                                        unsigned long y, unsigned long z) { abort(); }
+"""
+
+
 def aborting_shared_object(folder) -> bytes:
     """A shared object whose constructor notes that it ran and aborts (needs `cc`)."""
+    return shared_object(folder, "tampered", ABORTING_CONSTRUCTOR)
+
+
+def shared_object_without_workgroup(folder) -> bytes:
+    """A shared object that loads cleanly (its constructor notes that it ran) but lacks
+    every kernel's work-group function: PoCL aborts the run that launches it."""
+    return shared_object(folder, "nosymbol", NO_WORKGROUP_SYMBOL)
+
+
+def aborting_workgroup(folder, kernel: str) -> bytes:
+    """A shared object whose work-group function for `kernel` aborts when a launch runs it."""
+    return shared_object(folder, f"abort-{kernel}", ABORTING_WORKGROUP % {"kernel": kernel})
+
+
+def shared_object(folder, name: str, source: str) -> bytes:
+    """`source` built into a shared object with the C compiler here (a skip without one)."""
     import shutil
     import subprocess
 
@@ -84,7 +118,7 @@ def aborting_shared_object(folder) -> bytes:
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("needs a C compiler to make a tampered shared object")
-    (folder / "tampered.c").write_text(ABORTING_CONSTRUCTOR)
-    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(folder / "tampered.so"),
-                    str(folder / "tampered.c")], check=True, capture_output=True)
-    return (folder / "tampered.so").read_bytes()
+    (folder / f"{name}.c").write_text(source)
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(folder / f"{name}.so"),
+                    str(folder / f"{name}.c")], check=True, capture_output=True)
+    return (folder / f"{name}.so").read_bytes()

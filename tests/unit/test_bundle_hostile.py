@@ -315,3 +315,25 @@ def test_refusing_a_tampered_bundle_holds_no_copy_of_it(tmp_path):
                          capture_output=True, text=True, env=environment(), timeout=300)
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert "checksum mismatch" in report["line"] and report["growth_mb"] < 32, (report, out.stderr)
+
+
+def test_a_pocl_binarys_native_objects_name_the_launch_that_loads_each():
+    """The load check launches each shipped shared object's kernel at the one shape PoCL
+    loads it for; a shape no one-work-group launch reaches is only `dlopen`ed, and the
+    generic steps come after every load (a loaded generic function serves later launches)."""
+    from clmodes.bundle import loading, poclbin
+    from support.poclbins import pocl_binary
+
+    binary = pocl_binary({b"twice": [b"/twice/16-4-1-goffs0-smallgrid/twice.so", b"/twice/8-1-1-smallgrid/twice.so",
+                                     b"/twice/16-1-1-goffs0/twice.so", b"/twice/0-0-0-goffs0-smallgrid/twice.so",
+                                     b"/twice/0-0-0/twice.so", b"/twice/0-0-0/twice.bc"]})
+    found = {o.directory: o for o in poclbin.native_objects(binary)}
+    assert sorted(found) == ["0-0-0", "0-0-0-goffs0-smallgrid", "16-1-1-goffs0", "16-4-1-goffs0-smallgrid",
+                             "8-1-1-smallgrid"]
+    assert found["16-4-1-goffs0-smallgrid"].shape() == poclbin.LaunchShape((16, 4, 1), offset_zero=True)
+    assert found["8-1-1-smallgrid"].shape() == poclbin.LaunchShape((8, 1, 1), offset_zero=False)
+    assert [found[d].shape() for d in ("16-1-1-goffs0", "0-0-0-goffs0-smallgrid", "0-0-0")] == [None] * 3
+    assert found["0-0-0"].generic and found["0-0-0"].symbols()[0] == "_pocl_kernel_twice_workgroup"
+    jobs = [loading.Job("e", "a", ()), loading.Job("e", "b", (), shared_objects=({"generic": True},)),
+            loading.Job("e", "c", ())]
+    assert loading.steps_for(jobs) == [loading.Step(0), loading.Step(1), loading.Step(2), loading.Step(1, True)]
