@@ -154,6 +154,8 @@ class _UnitPreprocessor(pcpp.Preprocessor):
         self.resuming = False
         self.front = True
         self.main_source: str | None = None
+        # Directives only (`scout`): text lines are passed on unexpanded.
+        self.scouting = False
 
     def _unknown(self, name: str, arithmetic: bool = False) -> None:
         if name in self.symbolic:
@@ -164,6 +166,15 @@ class _UnitPreprocessor(pcpp.Preprocessor):
             self.problems.append(f"#if arithmetic reads {name!r}, which is no integer")
         elif self.known.maybe_predefined(name):
             self.unknown[name] = None
+
+    def expand_macros(self, tokens, expanding_from=[]):  # type: ignore[no-untyped-def]  # noqa: B006 - pcpp's signature
+        """Scouting, a run of text lines (pcpp hands them over ending with their newline;
+        a directive's tokens are stripped of it) is not expanded: expanding text reads no
+        directive and defines nothing, and it was most of a unit's preprocessing."""
+        if (self.scouting and tokens and not expanding_from
+                and tokens[-1].type == self.t_NEWLINE):
+            return tokens
+        return super().expand_macros(tokens, expanding_from)
 
     def evalexpr(self, tokens):  # type: ignore[no-untyped-def]
         """Feature-check calls (`__has_builtin(__builtin_expect)`) answered from the
@@ -526,6 +537,38 @@ def _write(pre: _UnitPreprocessor, state: _Resumable | None,
     if text is None:
         return whole().output(), None
     return text, SharedPrefix(state.written, pre.written(rest))
+
+
+@functools.lru_cache(maxsize=2048)
+def scout(
+    source: str,
+    defines: tuple[tuple[str, str | None], ...],
+    options: tuple[str, ...],
+    macros: CompilerMacros,
+    includes: str | None = None,
+) -> frozenset[str]:
+    """What `preprocess` would report as `unknown` under `macros` (the names only the
+    compiler can answer), found by running the unit's directives alone, text unexpanded
+    (`_UnitPreprocessor.expand_macros`). Why: a unit reading such names used to be
+    preprocessed in full, refused, preprocessed again after each probe round's answers
+    (three times for John the Ripper's kernels, whose headers read `__llvm__`,
+    `__has_builtin(...)`, `__MESA__`), and only the last one counted; the rounds now
+    run on scouts and the unit is preprocessed once, with the final answers
+    (`unit.settle`). Directives read the same macros scouting as preprocessing: text
+    expansion defines nothing. It may say more than `preprocess` (an error only text
+    expansion meets would have refused the unit without asking): then the compiler is
+    asked for names that change nothing. `includes`: part of the cache key only."""
+    if macros.unsupported or _UNSTABLE.search(source):
+        return frozenset()
+    pre = _unit_preprocessor(defines, options, macros, frozenset())
+    pre.scouting = True
+    try:
+        pre.parse(source, _MAIN)
+        for _ in pre.parser:  # pcpp reads the directives as the tokens are asked for
+            pass
+    except Exception:  # pcpp raises plain exceptions on malformed input: `preprocess` says
+        return frozenset()
+    return pre.unknown_queries()
 
 
 @functools.lru_cache(maxsize=2048)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from clmodes.batch.predefined import CompilerMacros
 from clmodes.batch.symbols import raw_typedefs
 from clmodes.batch.tokens import tokenize
-from clmodes.batch.unit import Ask, PreparedUnit, Unit, compile_options, prepare, prepare_asking
+from clmodes.batch.unit import Ask, PreparedUnit, Unit, compile_options, prepare, settle
 from clmodes.kernel import Kernel
 
 # Bump when the text a batch renders changes: a stored binary of an older rendering is
@@ -89,37 +89,20 @@ class Batch:
                 Batch(self.units[mid:], self.options, self.renamed))
 
 
-def _asking(prepared: dict[str, PreparedUnit], ask: Ask, rounds: int = 3) -> None:
-    """Ask the compiler, once per build options and round, for every name the units of
-    the queue could not batch for, and prepare those units again with the answers."""
-    for _ in range(rounds):
-        wanting: dict[tuple[str, ...], set[str]] = {}
-        for p in prepared.values():
-            if not p.batchable and p.unknown:
-                wanting.setdefault(p.unit.options, set()).update(p.unknown)
-        progressed = False
-        for options, names in wanting.items():
-            macros = ask(options, frozenset(names))
-            if macros is None:
-                continue
-            for key, p in prepared.items():
-                if p.unit.options == options and not p.batchable and p.unknown:
-                    again = prepared[key] = prepare(p.unit, macros)
-                    progressed = progressed or again.batchable or again.unknown != p.unknown
-        if not progressed:
-            return
-
-
-def _lone(unit: Unit, macros: CompilerMacros, ask: Ask | None) -> PreparedUnit:
+def _preprocessed(unit: Unit, alone: bool) -> bool:
     """A unit alone under its build options in the queue builds alone from its own text
     whatever preprocessing says, so it is preprocessed only when it has typedefs (a
     launch converting a Python scalar for `real_t` needs the active branch's, through
     macros and headers: `typedef REAL real_t`, `#include "types.h"`): on a big unit
     without any (clpeak's kernels) preprocessing is a real part of its build (ARCHITECTURE)."""
-    if "#include" not in unit.source and not _typedefs(unit):
+    return not alone or "#include" in unit.source or bool(_typedefs(unit))
+
+
+def _prepared(unit: Unit, macros: CompilerMacros | None) -> PreparedUnit:
+    if macros is None:
         # No typedef anywhere: argument info names only builtin types, nothing to settle.
         return PreparedUnit(unit, None, "the only unit of its build options in the queue", ())
-    return prepare_asking(unit, macros, ask)
+    return prepare(unit, macros)
 
 
 def _typedefs(unit: Unit) -> dict[str, str | None]:
@@ -138,7 +121,8 @@ def plan(
 ) -> list[Batch]:
     """The builds that obtain `kernels`: batches of at most `max_units`, then the units
     that must build alone. `ask`: the device's compiler, for the predefined names some
-    units read (`compiler_probe`): one probe per options serves the whole queue."""
+    units read (`compiler_probe`): one probe per options and round serves the whole
+    queue, and each unit is prepared once, with the last answers (`settle`)."""
     units = {k.unit_key: Unit.of(k) for k in kernels}
     groups: dict[tuple[str, ...], list[PreparedUnit]] = {}
     alone: list[Batch] = []
@@ -147,12 +131,10 @@ def plan(
     for unit in ordered:
         options = compile_options(unit.options)
         sharing[options] = sharing.get(options, 0) + 1
-    prepared_units = {
-        u.unit_key: prepare(u, macros_for(u.options)) if sharing[compile_options(u.options)] > 1
-        else _lone(u, macros_for(u.options), ask)
-        for u in ordered}
-    if ask is not None:
-        _asking(prepared_units, ask)
+    preprocessed = [u for u in ordered if _preprocessed(u, sharing[compile_options(u.options)] == 1)]
+    # Every unit prepared once, with the compiler's last answers (`settle`).
+    settled = settle(preprocessed, macros_for, ask)
+    prepared_units = {u.unit_key: _prepared(u, settled.get(u.unit_key)) for u in ordered}
     for unit in ordered:
         prepared = prepared_units[unit.unit_key]
         if prepared.batchable:

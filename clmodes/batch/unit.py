@@ -18,10 +18,10 @@ import functools
 import hashlib
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from clmodes.batch.predefined import CompilerMacros
-from clmodes.batch.preprocess import Preprocessed, SharedPrefix, preprocess
+from clmodes.batch.preprocess import Preprocessed, SharedPrefix, preprocess, scout
 from clmodes.batch.rename import join, rename, segments
 from clmodes.batch.symbols import declared, program_state, raw_typedefs
 from clmodes.batch.tokens import Kind, Token, significant, tokenize
@@ -315,20 +315,54 @@ def prepare(unit: Unit, macros: CompilerMacros) -> PreparedUnit:
 Ask = Callable[[tuple[str, ...], frozenset[str]], "CompilerMacros | None"]
 
 
+def _wanted(unit: Unit, macros: CompilerMacros) -> frozenset[str]:
+    return scout(unit.source, unit.defines, unit.options, macros, unit.includes)
+
+
+def settle(units: Sequence[Unit], macros_for: Callable[[tuple[str, ...]], CompilerMacros],
+           ask: Ask | None, rounds: int = 3) -> dict[str, CompilerMacros]:
+    """Per unit key, the macros to prepare the unit with: its options' macros, with the
+    compiler's answers (`ask`: options, names -> macros with their answers, or None) for
+    what its conditionals read that only the compiler knows, asked once per options and
+    round for every unit wanting some; each answer may open a branch that reads more,
+    hence a few rounds. The rounds run on `scout`s, never on `prepare`: preparing a unit
+    in full before each round (and throwing the text away) was most of a first obtain of
+    John the Ripper's kernels, three preprocessings of their large headers per unit."""
+    macros = {u.unit_key: macros_for(u.options) for u in units}
+    if ask is None:
+        return macros
+    wanted = {u.unit_key: _wanted(u, macros[u.unit_key]) for u in units}
+    for _ in range(rounds):
+        wanting: dict[tuple[str, ...], set[str]] = {}
+        for u in units:
+            if wanted[u.unit_key]:
+                wanting.setdefault(u.options, set()).update(wanted[u.unit_key])
+        progressed = False
+        for options, names in wanting.items():
+            answered = ask(options, frozenset(names))
+            if answered is None:
+                continue
+            for u in units:
+                if u.options == options and wanted[u.unit_key]:
+                    macros[u.unit_key] = answered
+                    again = _wanted(u, answered)
+                    progressed = progressed or again != wanted[u.unit_key]
+                    if again != wanted[u.unit_key]:
+                        log.debug("unit %s: the compiler answered %s%s", u.tag,
+                                  ", ".join(sorted(wanted[u.unit_key] - again)),
+                                  f"; it still asks {sorted(again)}" if again else "")
+                    wanted[u.unit_key] = again
+        if not progressed:
+            break
+    return macros
+
+
 def prepare_asking(unit: Unit, macros: CompilerMacros, ask: Ask | None,
                    rounds: int = 3) -> PreparedUnit:
-    """`prepare`, asking the compiler (`ask`: options, names -> macros with their
-    answers, or None) for what the unit's conditionals read that only it knows; each
-    answer may open a branch that reads more, hence a few rounds."""
-    prepared = prepare(unit, macros)
-    for _ in range(rounds):
-        if prepared.batchable or not prepared.unknown or ask is None:
-            break
-        answered = ask(unit.options, prepared.unknown)
-        if answered is None:
-            break
-        prepared = prepare(unit, answered)
-    return prepared
+    """`prepare`, with the compiler's answers for what the unit's conditionals read that
+    only it knows (`settle`): prepared once, with the last answers."""
+    settled = settle([unit], lambda _options: macros, ask, rounds)
+    return prepare(unit, settled[unit.unit_key])
 
 
 def _tag_lines(text: str, tag: str) -> str:

@@ -1,0 +1,245 @@
+"""Preparation on real-sized code: where a batched obtain spends its CPU, against plain builds.
+
+Users batching John the Ripper's kernels (ten programs sharing large headers through
+`-I`, each with its own `-D`s) found the batch's one build cheaper than ten plain builds
+and the obtain five times slower: most of it preparing the units in Python, once, then
+again after each compiler-probe round. This prints, side by side in one run, per case:
+
+- *batched*, first run (fresh process, empty store): CPU seconds of preparation
+  (`batch.plan` less the probe), the probe (`CompilerProbe.ask`), the builds
+  (`building.build_batch`) and persistence (`programs.persist`: capturing the binaries
+  into the store), and how many times a unit was preprocessed (`preprocess` calls that
+  were not cache hits);
+- *batched*, second run (a new process on the same store): the same split; the store
+  serves every binary, so preparation there is what reading the store leaves;
+- *plain*: CPU seconds of one `pyopencl.Program(...).build()` per program.
+
+CPU time (`time.process_time`, every thread of the process: PoCL and Intel compile in
+process), not wall time: the 2-core machine is shared. Each measurement runs in a child
+process of its own, so no cache of a previous one helps it.
+
+Cases: `synthetic` (ten programs, each `#include`ing one generated header of ~3,000
+lines of macros and inline functions through `-I`, each with its own defines: always
+available) and `john` (`--john DIR`: John the Ripper's `run/opencl`, ten kernels with
+the defines its host code passes; not shipped here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# John the Ripper (openwall/john, run/opencl): the options `opencl_common.c` passes to
+# every build on a CPU device, and each program's own (`HASH_LOOPS`, lengths).
+JOHN_BASE = ("-D__CPU__", "-DDEVICE_INFO=1", "-D__SIZEOF_HOST_SIZE_T__=8", "-DDEV_VER_MAJOR=1",
+             "-DDEV_VER_MINOR=0", "-D_OPENCL_COMPILER")
+JOHN_COMMON = ("-DSALT_LENGTH=64", "-DKEYLEN=32", "-DSALTLEN=64", "-DBINARY_SIZE=32",
+               "-DLOOP_COUNT=256", "-DPBKDF2_64_MAX_SALT_SIZE=107")
+JOHN_PROGRAMS = {
+    "pbkdf2_hmac_sha256_kernel.cl": "-DHASH_LOOPS=512 -DPLAINTEXT_LENGTH=55",
+    "pbkdf2_hmac_sha512_kernel.cl": "-DHASH_LOOPS=250 -DPLAINTEXT_LENGTH=110",
+    "pbkdf2_hmac_sha1_kernel.cl": "-DHASH_LOOPS=512 -DITERATIONS=1024 -DPLAINTEXT_LENGTH=64 -DOUTLEN=20",
+    "7z_kernel.cl": "-DHASH_LOOPS=4096 -DPLAINTEXT_LENGTH=28",
+    "rar_kernel.cl": "-DHASH_LOOPS=16384 -DPLAINTEXT_LENGTH=22",
+    "zip_kernel.cl": "-DPLAINTEXT_LENGTH=64",
+    "agile_kernel.cl": "-DHASH_LOOPS=512 -DITERATIONS=1024 -DPLAINTEXT_LENGTH=64 -DOUTLEN=32",
+    "ethereum_kernel.cl": "-DHASH_LOOPS=1024 -DPLAINTEXT_LENGTH=55",
+    "pgpdisk_kernel.cl": "-DPLAINTEXT_LENGTH=64",
+    "wpapsk_kernel.cl": "-DHASH_LOOPS=512 -DITERATIONS=4096 -DPLAINTEXT_LENGTH=63",
+}
+
+
+def synthetic_header(functions: int = 150) -> str:
+    """~3,000 lines: an include guard, device checks the compiler answers, macros calling
+    macros and inline functions using them, as crypto headers are written."""
+    lines = ["#ifndef SYNTH_COMMON_H", "#define SYNTH_COMMON_H",
+             "#if __OPENCL_VERSION__ >= 200 || defined(__clang__)", "#define SYNTH_NEW 1",
+             "#else", "#define SYNTH_NEW 0", "#endif",
+             "#if __has_builtin(__builtin_expect)", "#define likely(x) __builtin_expect(!!(x), 1)",
+             "#else", "#define likely(x) (x)", "#endif",
+             "#ifndef ROUNDS", "#define ROUNDS 8", "#endif",
+             "#define ROTL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))",
+             "#define MIX(a, b, c) { a += b; c ^= a; c = ROTL(c, 7); }"]
+    for n in range(functions):
+        lines += [f"#define STEP{n}(a, b) MIX(a, b, t); a ^= ROTL(b, {n % 31 + 1})",
+                  f"/* step {n}: one round of the synthetic hash */",
+                  f"inline uint synth_f{n}(uint a, uint b) {{",
+                  "    uint t = a ^ b;",
+                  f"#if ROUNDS > {n % 16}",
+                  f"    for (int i = 0; i < ROUNDS; ++i) {{ STEP{n}(a, b); }}",
+                  "#else",
+                  f"    STEP{n}(a, b);",
+                  "#endif",
+                  f"    if (likely(a > {n}u)) a += t;",
+                  "    return a + b + t;",
+                  "}",
+                  ""]
+        lines += [f"#define SYNTH_K{n}_{i} 0x{(n * 31 + i) * 2654435761 % 2**32:08x}u" for i in range(6)]
+        lines += [""]
+    lines += ["#endif"]
+    return "\n".join(lines) + "\n"
+
+
+def synthetic_programs(directory: Path, programs: int = 10) -> list[dict]:
+    (directory / "synth_common.h").write_text(synthetic_header())
+    cases = []
+    for p in range(programs):
+        source = "\n".join([
+            '#include "synth_common.h"',
+            f"__kernel void synth_k{p}(__global uint *out, uint seed) {{",
+            "    uint g = get_global_id(0);",
+            f"    out[g] = synth_f{p}(seed + g, SYNTH_K{p}_0) + synth_f{p + 1}(g, KERNEL_SALT);",
+            "}", ""])
+        cases.append({"label": f"synth_{p}", "source": source, "entries": [f"synth_k{p}"],
+                      "options": ["-I", str(directory), f"-DKERNEL_SALT={p * 7 + 1}u",
+                                  f"-DROUNDS={4 + p % 3}"]})
+    return cases
+
+
+def john_programs(directory: Path) -> list[dict]:
+    import re
+    cases = []
+    for name, own in JOHN_PROGRAMS.items():
+        path = directory / name
+        if not path.exists():
+            continue
+        source = path.read_text(errors="replace")
+        entries = re.findall(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)", source)
+        cases.append({"label": name, "source": source, "entries": entries,
+                      "options": ["-I", str(directory), *JOHN_BASE, *JOHN_COMMON, *own.split()]})
+    return cases
+
+
+# -- the child: one measurement in a process of its own ---------------------------------
+
+def child(mode: str, cases_file: str, device: str, store: str) -> dict:
+    os.environ["CLMODES_CACHE_DIR"] = store
+    sys.path.insert(0, str(HERE))
+    import benchlib
+    benchlib.cold_caches()
+    import pyopencl as cl
+
+    import clmodes
+    from clmodes import Kernel
+    cases = json.loads(Path(cases_file).read_text())
+    client = clmodes.client(device)
+    if mode == "plain":
+        ctx = cl.Context([client.device.cl_device])
+        started = time.process_time()
+        built = {}
+        for case in cases:
+            program = cl.Program(ctx, case["source"]).build(options=case["options"])
+            names = set(program.get_info(cl.program_info.KERNEL_NAMES).split(";"))
+            built[case["label"]] = [e for e in case["entries"] if e in names]
+            for entry in built[case["label"]]:  # a scan also finds kernels `#if`ed out
+                cl.Kernel(program, entry)
+        return {"build_cpu_s": time.process_time() - started, "programs": len(cases),
+                "entries": built}
+    return batched(client, cases, Kernel)
+
+
+def batched(client, cases: list[dict], Kernel) -> dict:  # type: ignore[no-untyped-def]
+    from clmodes import compiler_probe, programs, server
+    from clmodes.batch import preprocess as pre_module
+
+    spent = {"plan": 0.0, "probe": 0.0, "build": 0.0, "persist": 0.0}
+
+    def timed(owner, name: str, bucket: str) -> None:  # type: ignore[no-untyped-def]
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+            started = time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[bucket] += time.process_time() - started
+        setattr(owner, name, wrapper)
+
+    timed(server, "plan", "plan")
+    timed(compiler_probe.CompilerProbe, "ask", "probe")
+    timed(server, "build_batch", "build")
+    timed(programs, "persist", "persist")
+    misses_before = pre_module.preprocess.cache_info().misses
+    import clmodes
+    from clmodes.runtime import default_runtime
+    started = time.process_time()
+    kernels = [Kernel(c["source"], e, options=c["options"]) for c in cases for e in c["entries"]]
+    with clmodes.ProcessModeOverride(clmodes.ProcessMode.COMPILE_ONLY):
+        for kernel in kernels:
+            client.server.queue_kernel(kernel)
+    client.server.flush()
+    obtained = time.process_time() - started
+    build = spent["build"]  # capturing for the store may rebuild: that is persistence
+    store = default_runtime().store
+    with store.deferred():  # what `warm()` does at its end: one transaction
+        client.server.persist(store, None)
+    return {"total_cpu_s": obtained + spent["persist"],
+            "prepare_cpu_s": spent["plan"] - spent["probe"],
+            "probe_cpu_s": spent["probe"], "build_cpu_s": build,
+            "persist_cpu_s": spent["persist"],
+            "preprocessed": pre_module.preprocess.cache_info().misses - misses_before,
+            "kernels": len(kernels), "programs": len(cases)}
+
+
+def measure(mode: str, cases_file: Path, device: str, store: str) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", mode, str(cases_file), device, store],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"child {mode} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default=os.environ.get("CLMODES_DEVICE", "0"))
+    parser.add_argument("--john", type=Path, help="John the Ripper's run/opencl folder")
+    parser.add_argument("--case", action="append", choices=("synthetic", "john"))
+    parser.add_argument("--no-plain", action="store_true", help="skip the plain builds")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(*args.child)))
+        return 0
+    work = Path(tempfile.mkdtemp(prefix="clmodes-bench-preparation-"))
+    wanted = args.case or (["synthetic", "john"] if args.john else ["synthetic"])
+    results: dict[str, dict] = {}
+    for name in wanted:
+        cases = synthetic_programs(work) if name == "synthetic" else john_programs(args.john)
+        cases_file = work / f"{name}.json"
+        cases_file.write_text(json.dumps(cases))
+        store = tempfile.mkdtemp(prefix="store-", dir=work)
+        row = {}
+        if not args.no_plain:  # first: it says which entry points each program has
+            row["plain"] = measure("plain", cases_file, args.device, store)
+            entries = row["plain"].pop("entries")
+            cases_file.write_text(json.dumps([{**c, "entries": entries[c["label"]]} for c in cases]))
+        row["first"] = measure("batched", cases_file, args.device, store)
+        row["second"] = measure("batched", cases_file, args.device, store)
+        results[name] = row
+        first, second = row["first"], row["second"]
+        print(f"{name}: {first['programs']} programs, {first['kernels']} kernels (CPU s)")
+        print(f"  {'':8s} {'prepare':>8s} {'probe':>8s} {'build':>8s} {'persist':>8s} "
+              f"{'total':>8s} {'units prepared':>15s}")
+        for label, r in (("first", first), ("second", second)):
+            print(f"  {label:8s} {r['prepare_cpu_s']:8.2f} {r['probe_cpu_s']:8.2f} "
+                  f"{r['build_cpu_s']:8.2f} {r['persist_cpu_s']:8.2f} {r['total_cpu_s']:8.2f} "
+                  f"{r['preprocessed']:15d}")
+        if "plain" in row:
+            print(f"  {'plain':8s} {'':8s} {'':8s} {row['plain']['build_cpu_s']:8.2f} "
+                  f"{'':8s} {row['plain']['build_cpu_s']:8.2f}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""Preparing a unit once per process, whatever the compiler probe asks (`batch.unit.settle`).
+
+A unit whose conditionals read names only the compiler knows used to be preprocessed in
+full, refused, and preprocessed again after each probe round (three times for John the
+Ripper's kernels, whose large headers read `__llvm__`, `__has_builtin(...)`, `__MESA__`).
+The rounds now run on `scout`s (the unit's directives alone), and:
+- each unit is preprocessed once, with the last answers (counted: the old code made
+  one preprocessing per round);
+- what a scout says a unit asks is what preprocessing the unit says, on every corpus and
+  real-library unit;
+- the debug log says what was decided last: no "builds alone" for a unit that batches.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+import pytest
+
+from clmodes import Kernel
+from clmodes.batch import CompilerMacros, DeviceTraits, Unit, plan
+from clmodes.batch import unit as unit_module
+from clmodes.batch.predefined import Answer
+from clmodes.batch.preprocess import preprocess, scout
+from corpus import CASES
+from corpus.real_libraries import library_cases
+
+INTEL = DeviceTraits(
+    platform_name="Intel(R) OpenCL", version="OpenCL 3.0 LINUX", opencl_c_version="OpenCL C 3.0",
+    extensions=("cl_khr_fp64",), features=(), little_endian=True, image_support=True,
+)
+
+# Two probe rounds: `__has_builtin` first, then what its branch reads.
+TWO_ROUNDS = """
+/* {salt} */
+#if !defined(__has_builtin)
+#define __has_builtin(x) 0
+#endif
+#if __has_builtin(__builtin_expect) && __clang_major__ >= 10
+#define HINT {hint}
+#else
+#define HINT 2
+#endif
+__kernel void k{n}(__global int *out) {{ out[0] = HINT; }}
+"""
+
+COMPILER = {"__has_builtin": Answer(True), "__has_builtin(__builtin_expect)": Answer(True, 1),
+            "__clang_major__": Answer(True, 15)}
+
+
+class FakeCompiler:
+    """`CompilerProbe.ask` without a device: answers from `COMPILER`, counting rounds."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, Answer] = {}
+        self.asked: list[frozenset[str]] = []
+
+    def macros_for(self, options: tuple[str, ...]) -> CompilerMacros:
+        return CompilerMacros.of(INTEL, options, dict(self.known))
+
+    def ask(self, options: tuple[str, ...], names: frozenset[str]) -> CompilerMacros:
+        self.asked.append(names)
+        self.known.update({n: COMPILER.get(n, Answer(False)) for n in names})
+        return self.macros_for(options)
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Full preprocessings per unit source, as `prepare` makes them."""
+    calls: Counter[str] = Counter()
+
+    def counting(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[source] += 1
+        return preprocess(source, *args, **kwargs)
+    monkeypatch.setattr(unit_module, "preprocess", counting)
+    return calls
+
+
+def _kernels(salt: str) -> list[Kernel]:
+    return [Kernel(TWO_ROUNDS.format(salt=salt, n=n, hint=10 + n), f"k{n}") for n in range(2)]
+
+
+def test_a_unit_is_preprocessed_once_across_probe_rounds(counted):
+    compiler = FakeCompiler()
+    kernels = _kernels("once across rounds")
+    batches = plan(kernels, compiler.macros_for, 32, compiler.ask)
+    assert len(compiler.asked) == 2, "the units needed two probe rounds"
+    assert [len(b.units) for b in batches] == [2], "the answered units batch together"
+    assert all("out[0] = 1" in (u.text or "") for u in batches[0].units)
+    assert dict(counted) == {k.source: 1 for k in kernels}, \
+        "each unit was preprocessed more than once across the probe rounds"
+
+
+def test_a_lone_unit_is_preprocessed_once_across_probe_rounds(counted):
+    compiler = FakeCompiler()
+    kernel = _kernels("lone across rounds")[0]
+    unit = Unit.of(kernel)
+    prepared = unit_module.prepare_asking(unit, compiler.macros_for(()), compiler.ask)
+    assert prepared.batchable and "out[0] = 10" in (prepared.text or "")
+    assert counted[kernel.source] == 1
+
+
+def test_the_log_says_what_was_decided_last(caplog):
+    compiler = FakeCompiler()
+    with caplog.at_level(logging.DEBUG, logger="clmodes"):
+        batches = plan(_kernels("log says last"), compiler.macros_for, 32, compiler.ask)
+    assert [len(b.units) for b in batches] == [2]
+    assert not [r for r in caplog.records if "builds alone" in r.getMessage()], \
+        "a unit the probe then batched was logged as building alone"
+    assert any("the compiler answered" in r.getMessage() for r in caplog.records)
+
+
+def _units() -> list[Unit]:
+    kernels = [Kernel(c.source, c.name, defines=dict(c.defines), options=c.options) for c in CASES]
+    kernels += [Kernel(c.source, e, defines=dict(c.defines), options=c.options)
+                for c in library_cases() for e in c.entries[:1]]
+    return [Unit.of(k) for k in kernels]
+
+
+@pytest.mark.parametrize("answers", [{}, {"__has_builtin": Answer(True), "__clang__": Answer(True, 1)}],
+                         ids=["unanswered", "answered"])
+def test_a_scout_asks_what_preprocessing_asks(answers):
+    """Over the corpus and the real libraries: the rounds decide on scouts what they
+    decided on full preprocessings."""
+    for unit in _units():
+        macros = CompilerMacros.of(INTEL, unit.options, answers)
+        whole = preprocess(unit.source, unit.defines, unit.options, macros, includes=unit.includes)
+        assert scout(unit.source, unit.defines, unit.options, macros, unit.includes) \
+            == whole.unknown, unit.tag
