@@ -5,6 +5,16 @@ CPU runtime, Oclgrind, a GPU); `$CLMODES_TEST_DEVICES` (comma-separated substrin
 "platform / device") narrows the set. Oclgrind is a slow simulator: it runs only tests
 marked `oclgrind`, which keep their sizes tiny, with its out-of-bounds and data-race
 checks on; anything they report fails the test.
+
+The device matrix where it matters: the contract, device, batching, corpus, store-binary
+and cross-process tests run on every usable device; the device tests of paths that do not
+depend on the runtime (`ONE_DEVICE` below: the tune loop's logic beyond the contract's
+tunes, statistics, the probe's scoring, kernels_cl's workloads) run on the first usable
+test device only. `CLMODES_TEST_MATRIX=full` runs every device test on every device. The
+session's header lists what runs on which runtime.
+
+The benchmarks' per-script smoke (`bench_smoke`, one child process per script) runs only
+when asked (`-m bench_smoke`); the suite runs one smoke of `ci/bench/run` itself.
 """
 
 from __future__ import annotations
@@ -33,22 +43,96 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "oclgrind: small enough to run on the Oclgrind simulator")
 
 
+# Device tests of paths that do not depend on the runtime: on the first usable test device
+# only (a file, or one test of it). Every other device test runs on every usable device.
+ONE_DEVICE: dict[str, str] = {
+    "tests/device/test_autotune_checking.py": "candidates checked against a reference",
+    "tests/device/test_autotune_graded.py": "nearest-device answers",
+    "tests/device/test_autotune_inputs.py": "what a tune measures on",
+    "tests/device/test_autotune_verify.py": "verify once on the target",
+    "tests/device/test_probe.py": "the probe's rounds and roofline scoring",
+    "tests/device/test_statistics_counting.py": "statistics counting",
+    "tests/kernels_cl/test_kernels_cl_workloads.py": "kernels_cl's workloads and warms",
+    "tests/kernels_cl/test_gemm.py::test_a_larger_random_sample_builds_in_one_batch":
+        "GEMM's larger sample (its covering sample builds everywhere)",
+    "tests/kernels_cl/test_gemm.py::test_start_configs_follow_the_device_kind": "start configs",
+    # The tune loop's decisions on real timings (screening, drops, runs per sample, a
+    # final's sample, warm-up re-timing): on one device; on recorded timings, replayed,
+    # in test_tune_replay.py. The contract's tunes stay on every device.
+    "tests/device/test_autotune.py::test_clearly_slower_candidate_is_screened_at_warm_up":
+        "screening on real timings",
+    "tests/device/test_autotune.py::"
+    "test_without_screening_a_slower_candidate_is_dropped_after_first_samples":
+        "drops on real timings",
+    "tests/device/test_autotune.py::test_a_short_kernel_is_run_several_times_per_sample":
+        "runs per sample on real timings",
+    "tests/device/test_autotune.py::test_a_finals_sample_of_several_runs_is_their_fastest":
+        "a final's sample on real timings",
+    "tests/device/test_autotune.py::test_a_warm_up_slowed_once_keeps_its_runs_per_sample":
+        "warm-up re-timing on real timings",
+    "tests/device/test_tune_replay.py": "the tune loop on recorded timings (no device time)",
+}
+# What runs on every usable device (the header says so per runtime).
+EVERY_DEVICE = ("contract (launch, modes, autotune, store), devices and fingerprints, batching, "
+                "corpus and real libraries, kernels_cl's kernels, store binaries and bundles, "
+                "compiler probes, cross-process")
+
+
+def full_matrix() -> bool:
+    return os.environ.get("CLMODES_TEST_MATRIX", "").strip().lower() == "full"
+
+
+def primary_device() -> "clmodes.Device | None":
+    """The one device of the `ONE_DEVICE` tests: the first usable test device."""
+    found = test_devices()
+    return found[0] if found else None
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    """Which devices the tests run on, and which were passed over and why."""
+    """Which devices the tests run on, what each runs, and which were passed over and why."""
     lines = [f"clmodes test devices: {', '.join(d.label for d in test_devices()) or 'none'}"]
+    primary = primary_device()
+    for device in test_devices():
+        if is_oclgrind(device):
+            runs = "the tests marked `oclgrind` (tiny sizes, its checks on)"
+        elif full_matrix() or device == primary:
+            runs = EVERY_DEVICE + ", and the runtime-independent device tests (ONE_DEVICE)"
+        else:
+            runs = EVERY_DEVICE
+        lines.append(f"clmodes real-device tests on {device.label} [{device_id(device)}]: {runs}")
     lines += [f"clmodes passed over {d.label}: {why}" for d, why in unusable_devices()]
+    if not _asked_for_bench_smoke(config):
+        lines.append("clmodes benchmarks: one smoke of ci/bench/run; each script's smoke "
+                     "with -m bench_smoke")
     return lines
 
 
+def _asked_for_bench_smoke(config: pytest.Config) -> bool:
+    return "bench_smoke" in (config.getoption("markexpr", "") or "")
+
+
+def _one_device(item: pytest.Item) -> bool:
+    path = item.nodeid.split("::", 1)[0]
+    base = item.nodeid.split("[", 1)[0]
+    return not full_matrix() and (path in ONE_DEVICE or base in ONE_DEVICE)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Oclgrind (a slow simulator) runs only the tests marked `oclgrind`: the others are
-    deselected here rather than skipped, so the skip count says what matters (a missing
-    fp64, a runtime that is not usable)."""
+    """Deselected here rather than skipped, so the skip count says what matters (a missing
+    fp64, a runtime that is not usable):
+    - on Oclgrind (a slow simulator), every test not marked `oclgrind`;
+    - on any device but the first, the `ONE_DEVICE` tests (unless `CLMODES_TEST_MATRIX=full`);
+    - each benchmark script's smoke (`bench_smoke`), unless `-m` names it."""
     kept, dropped = [], []
+    primary = primary_device()
+    bench_smoke = _asked_for_bench_smoke(config)
     for item in items:
         device = _device_of(item)
         unmarked = item.get_closest_marker("oclgrind") is None
-        (dropped if device is not None and is_oclgrind(device) and unmarked else kept).append(item)
+        drop = device is not None and ((is_oclgrind(device) and unmarked)
+                                       or (device != primary and _one_device(item)))
+        drop = drop or (not bench_smoke and item.get_closest_marker("bench_smoke") is not None)
+        (dropped if drop else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

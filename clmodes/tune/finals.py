@@ -133,11 +133,12 @@ def run_final(candidates: Mapping[str, Candidate], stream: Stream, args: tuple[o
         for name, candidate in candidates.items():
             try:
                 repeats[name] = policy.final_repeats(warm_up_timing(candidate, stream, args,
-                                                                    policy))
+                                                                    policy, name))
             except Exception as error:  # noqa: BLE001 - any failure drops the candidate
                 log.warning("%s: finalist %r dropped: %s", describe, name, error)
         final = play(list(repeats), lambda name: sample(candidates[name], stream, args,
-                                                        repeats[name], policy.final_runs_as),
+                                                        repeats[name], policy.final_runs_as,
+                                                        name),
                      policy, describe, out_of_time)
     for name, measurement in final.measurements.items():
         measurement.repeats = repeats[name]

@@ -1,6 +1,7 @@
 """Racing candidates timed with OpenCL profiling events, and choosing a winner robustly.
 
-A run is timed by `clmodes.measure.device_seconds`: the sum of START..END over every
+A run is timed by the process's timer (`tune.timing`), by default
+`clmodes.measure.device_seconds`: the sum of START..END over every
 launch a candidate makes on the measurement stream, device time only, so host-side Python
 overhead and queueing gaps do not decide between kernels. A sample is one run, or for a
 candidate whose warm-up ran under `RacePolicy.sample_min_s` the median of several
@@ -44,8 +45,9 @@ import logging
 import statistics
 from collections.abc import Callable, Mapping
 
-from clmodes.measure import device_seconds, executing
+from clmodes.measure import executing
 from clmodes.stream import Stream
+from clmodes.tune import timing
 from clmodes.records.measurement import CandidateMeasurement, Outcome
 
 log = logging.getLogger("clmodes")
@@ -132,12 +134,15 @@ class Measurement:
 
 
 def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...],
-           repeats: int = 1, runs_as: RunsAs = RunsAs.MEDIAN) -> float:
+           repeats: int = 1, runs_as: RunsAs = RunsAs.MEDIAN, name: str = "") -> float:
     """One sample of a candidate: the median (or fastest, `runs_as`) over `repeats` runs
     of the seconds of device time over all the launches a run made
     (`clmodes.measure.NothingLaunched` if it made none: it is dropped with a warning). A
-    timing that cannot be real is returned as is, so that the caller discards it."""
-    runs = [device_seconds(stream, lambda: candidate(stream, *args)) for _ in range(repeats)]
+    timing that cannot be real is returned as is, so that the caller discards it. Each
+    run is timed by the process's timer (`tune.timing`: the device's profiling events,
+    or recorded times replayed), which `name` tells which candidate it times."""
+    timer = timing.current()
+    runs = [timer.time(name, stream, lambda: candidate(stream, *args)) for _ in range(repeats)]
     unreal = [seconds for seconds in runs if not real_timing(seconds)]
     if unreal:
         return unreal[0]
@@ -145,7 +150,7 @@ def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...],
 
 
 def warm_up_timing(candidate: Candidate, stream: Stream, args: tuple[object, ...],
-                   policy: RacePolicy) -> float:
+                   policy: RacePolicy, name: str = "") -> float:
     """A candidate's warm-up timing, what its runs per sample follow (`RacePolicy.repeats`):
     the fastest of up to `warmup_timings` samples, re-timed only while under
     `retime_below_s` (a slow kernel's one run per sample needs no second look, and its
@@ -154,11 +159,11 @@ def warm_up_timing(candidate: Candidate, stream: Stream, args: tuple[object, ...
     per sample; replayed on recorded finals under that load, the final then chose a
     1.5x slower config in 11 of 40 (with the fastest of three, and three runs for two:
     0 of 40). A timing that cannot be real is returned as is, for the caller to discard."""
-    fastest = sample(candidate, stream, args)
+    fastest = sample(candidate, stream, args, name=name)
     for _ in range(policy.warmup_timings - 1):
         if not real_timing(fastest) or fastest >= policy.retime_below_s:
             break
-        again = sample(candidate, stream, args)
+        again = sample(candidate, stream, args, name=name)
         if real_timing(again):
             fastest = min(fastest, again)
     return fastest
@@ -200,7 +205,8 @@ def race(
             round_time = 0.0
             for name in names[shift:] + names[:shift]:
                 try:
-                    seconds = sample(candidates[name], stream, args, measured[name].repeats)
+                    seconds = sample(candidates[name], stream, args, measured[name].repeats,
+                                     name=name)
                 except Exception as error:  # noqa: BLE001 - any failure drops the candidate
                     log.warning("%s: candidate %r dropped: %s", describe, name, error)
                     dropped[name] = f"failed: {error}"
@@ -214,7 +220,7 @@ def race(
                 round_time += seconds
             if index + 1 == policy.first_samples:
                 drop_slower(measured, dropped, policy, lambda name: sample(
-                    candidates[name], stream, args, measured[name].repeats))
+                    candidates[name], stream, args, measured[name].repeats, name=name))
             if index + 1 >= policy.first_samples and _enough(measured, round_time, policy):
                 break
     drop_untimed(measured, dropped)
@@ -234,7 +240,8 @@ def _warm_up(
         try:
             for _ in range(policy.warmup - 1):
                 candidate(stream, *args)
-            seconds = warm_up_timing(candidate, stream, args, policy) if policy.warmup > 0 else 0.0
+            seconds = (warm_up_timing(candidate, stream, args, policy, name)
+                       if policy.warmup > 0 else 0.0)
             alive[name] = Measurement(name)
             if real_timing(seconds) or policy.warmup == 0:
                 warm_times[name] = seconds
@@ -244,7 +251,7 @@ def _warm_up(
             log.warning("%s: candidate %r dropped: %s", describe, name, error)
             dropped[name] = f"failed: {error}"
     screen(alive, warm_times, dropped, policy,
-           lambda name: sample(candidates[name], stream, args))
+           lambda name: sample(candidates[name], stream, args, name=name))
     for name, measurement in alive.items():
         measurement.repeats = policy.repeats(warm_times.get(name))
     return alive

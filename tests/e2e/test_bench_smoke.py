@@ -1,14 +1,19 @@
-"""Every benchmark `ci/bench/run` knows still starts: each at its `--smoke` size.
+"""The benchmarks stay runnable, at a cost the suite can pay.
 
-Marked `bench_smoke` (deselect with `-m "not bench_smoke"`); runs by default. A script
-whose smoke is "run" must exit 0 and write its JSON with at least one ratio; one whose
-smoke is "setup" (a full run cannot be made seconds: `ci/bench/suite.py` says which)
-must exit 0 and write its JSON. Also: every `ci/bench/bench_*.py` is registered, and
-the report generator writes `docs/benchmarks.md` from a report.
+In the suite: one smoke of the runner itself (`ci/bench/run --smoke` on two cheap
+benchmarks, one on a device and one without OpenCL, merged into an earlier report and
+kept: the runner's steps, the report and the page), every `ci/bench/bench_*.py`
+registered, and each registered script *imported* in this process (an import that broke
+with a renamed API fails here without a child process per script). Each script's own
+`--smoke` run (27 child processes, minutes) is marked `bench_smoke` and runs only when
+asked: `python -m pytest -m bench_smoke`, or `ci/bench/run --smoke` (every script, each
+device). A script whose smoke is "run" must exit 0 and write its JSON with at least one
+ratio; one whose smoke is "setup" must exit 0 and write its JSON.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -22,12 +27,13 @@ sys.path.insert(0, str(BENCH))
 import benchmarks_doc  # noqa: E402
 import suite  # noqa: E402
 
-pytestmark = pytest.mark.bench_smoke
-
 # Per script: a smoke run is seconds on an idle machine; this is the ceiling under load.
 TIMEOUT_S = 240
+# The runner's smoke in the suite: one benchmark on a device, one without OpenCL.
+RUNNER_SMOKE = ("probe", "strategies")
 
 
+@pytest.mark.bench_smoke
 @pytest.mark.parametrize("bench", suite.BENCHES, ids=lambda bench: bench.name)
 def test_each_benchmark_starts_on_a_tiny_size(bench: suite.Bench) -> None:
     absent = suite.missing(bench)
@@ -38,6 +44,24 @@ def test_each_benchmark_starts_on_a_tiny_size(bench: suite.Bench) -> None:
     assert outcome.status == "ok", f"{outcome.status}\n{outcome.output[-4000:]}"
     if bench.smoke == "run":
         assert outcome.figures, f"{bench.script} --smoke wrote no ratio\n{outcome.output[-2000:]}"
+
+
+@pytest.mark.parametrize("bench", suite.BENCHES, ids=lambda bench: bench.name)
+def test_each_benchmark_script_imports(bench: suite.Bench) -> None:
+    """Each script's module level (its imports of clmodes, kernels_cl and the helpers)
+    runs in this process: no child process, no device work (`main` is not called)."""
+    absent = [name for name in bench.needs if not name.startswith("bin:")
+              and importlib.util.find_spec(name) is None]
+    if absent:
+        pytest.skip(f"{bench.name} needs {', '.join(absent)}")
+    spec = importlib.util.spec_from_file_location(f"bench_import_{bench.name}", BENCH / bench.script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(spec.name, None)
+    assert callable(getattr(module, "main", None)), f"{bench.script} has no main()"
 
 
 def test_every_bench_script_is_registered() -> None:
@@ -95,25 +119,12 @@ def test_the_page_draws_a_benchmarks_curves_as_a_table() -> None:
     assert "| clmodes:local | - (0/3) | 1.20 (1/3) | 1.01 (2/3) |" in text
 
 
-def test_the_runner_itself_runs_and_writes_its_report(tmp_path: Path) -> None:
-    """`ci/bench/run` end to end on its cheapest benchmark: the runner's own steps (device
-    labels through the usable-device choice, the report, the page) are not the scripts'."""
-    import subprocess
-
-    out, doc = tmp_path / "latest.json", tmp_path / "benchmarks.md"
-    done = subprocess.run(
-        [sys.executable, str(BENCH / "run"), "--smoke", "--only", "strategies",
-         "--devices", "pocl,intel,no-such-device", "--out", str(out), "--doc", str(doc)],
-        capture_output=True, text=True, timeout=TIMEOUT_S)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert "no usable device matches 'no-such-device'" in done.stdout
-    assert "## strategies" in doc.read_text()
-    assert json.loads(out.read_text())["runs"][0]["status"] == "ok"
-
-
-def test_a_merged_run_keeps_the_earlier_reports_other_runs(tmp_path: Path) -> None:
-    """`ci/bench/run --merge`: a benchmark run alone replaces its own runs on the page and
-    keeps the others, each with its date."""
+def test_the_runner_runs_merges_and_writes_its_report(tmp_path: Path) -> None:
+    """`ci/bench/run` end to end, the suite's one smoke of the benchmarks: the runner's own
+    steps (device labels through the usable-device choice, an absent selector skipped,
+    the report, the page) on one benchmark on a device and one without OpenCL, and
+    `--merge`: the benchmarks run replace their own runs on the page and the earlier
+    report's others are kept, each with its date."""
     import subprocess
 
     out, doc = tmp_path / "latest.json", tmp_path / "benchmarks.md"
@@ -121,26 +132,36 @@ def test_a_merged_run_keeps_the_earlier_reports_other_runs(tmp_path: Path) -> No
                "machine": {"cpu": "Old CPU 9000"}, "device_labels": {"-": "Old runtime / old device"},
                "runs": [{"bench": bench, "script": f"bench_{bench}.py", "what": bench,
                          "device": "-", "status": "ok", "seconds": 1.0, "load_before": 0.5,
-                         "load_after": 0.5} for bench in ("core", "strategies")],
+                         "load_after": 0.5} for bench in ("core", "strategies")]
+               + [{"bench": "probe", "script": "bench_probe.py", "what": "probe",
+                   "device": "intel", "status": "ok", "seconds": 1.0, "load_before": 0.5,
+                   "load_after": 0.5}],
                "rows": [{"bench": bench, "script": f"bench_{bench}.py", "device": "-",
                          "figure": "old_ratio", "value": 9.0} for bench in ("core", "strategies")]}
     out.write_text(json.dumps(earlier))
     done = subprocess.run(
-        [sys.executable, str(BENCH / "run"), "--smoke", "--only", "strategies", "--merge",
-         "--devices", "pocl,intel", "--out", str(out), "--doc", str(doc),
+        [sys.executable, str(BENCH / "run"), "--smoke", "--only", ",".join(RUNNER_SMOKE),
+         "--merge", "--devices", "intel,no-such-device", "--out", str(out), "--doc", str(doc),
          "--keep", str(tmp_path / "kept")],
         capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "no usable device matches 'no-such-device'" in done.stdout
     report = json.loads(out.read_text())
-    assert [r["bench"] for r in report["runs"]] == ["core", "strategies"]
+    # the suite's order; the probe's earlier run on intel replaced by this one's
+    assert [(r["bench"], r["device"]) for r in report["runs"]] == [
+        ("core", "-"), ("probe", "intel"), ("strategies", "-")]
+    assert all(r["status"] == "ok" for r in report["runs"])
     assert report["runs"][0]["date"] == "2026-01-01T00:00:00+00:00"
     assert report["runs"][0]["commit"] == "old1"
     assert report["runs"][1]["date"] != "2026-01-01T00:00:00+00:00"
+    assert report["runs"][2]["date"] != "2026-01-01T00:00:00+00:00"
+    assert any(r["bench"] == "probe" and r["figure"] != "old_ratio" for r in report["rows"])
     # each run says where it ran: the kept one on the old machine, the new one here
     assert report["runs"][0]["device_label"] == "Old runtime / old device"
     assert report["runs"][0]["cpu"] == "Old CPU 9000"
-    assert report["runs"][1]["cpu"] == report["machine"]["cpu"] != "Old CPU 9000"
+    assert report["runs"][2]["cpu"] == report["machine"]["cpu"] != "Old CPU 9000"
     assert "Old runtime / old device (Old CPU 9000)" in doc.read_text()
+    assert "## strategies" in doc.read_text() and "## probe" in doc.read_text()
     # --keep: the script's whole JSON and its output, beside the page's summary
     kept = json.loads((tmp_path / "kept" / "strategies-none.json").read_text())
     assert kept["smoke"] is True and kept["kinds"]

@@ -1,0 +1,181 @@
+"""The tune loop on recorded timings (`clmodes.tune.timing.ReplayTimer`), as Kernel Tuner's
+simulation mode: the search, racing, screening, budgets, the final and decisions under
+noise, replayed over the GEMM space PoCL recorded (`tests/fixtures/spaces`, 198 configs,
+n=128) instead of timed on a loaded CPU. What stays real: the stream the race runs under,
+and in the whole-tune tests every build, gather, record and store of a `Tunable` (one
+trivial kernel per config, built in one batch per generation). Deterministic: one seed,
+one sequence of timings; the device tests that time real kernels stay in
+test_autotune.py (the contract's tunes on every runtime).
+
+Runs on one device (`ONE_DEVICE` in conftest): nothing here depends on the runtime.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pyopencl.array as cla
+import pytest
+
+import clmodes
+from clmodes import Kernel, Tunable, TuningSpace
+from clmodes.tune import Budget, Exhaustive, LocalSearch, RacePolicy
+from clmodes.tune.finals import run_final
+from clmodes.tune.racing import race
+from clmodes.tune.timing import DeviceTimer, ReplayTimer, current, timing_with
+from kernels_cl.gemm import GEMM_RESTRICTIONS, GEMM_SPACE
+
+RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "spaces" / "gemm_pocl_n128.json"
+TIMES: dict[str, float] = json.loads(RECORDED.read_text())["times_s"]
+QUIET = RacePolicy()
+
+
+def recorded_space() -> TuningSpace:
+    """The recorded configs as a space: each parameter's recorded values, GEMM's
+    restrictions (which leave exactly the 198 recorded)."""
+    configs = [GEMM_SPACE.config(name) for name in TIMES]
+    values = {p: sorted({c[p] for c in configs}) for p in GEMM_SPACE.params}
+    return TuningSpace(values, GEMM_RESTRICTIONS)
+
+
+def candidates(names: list[str]) -> dict[str, object]:
+    """Candidates that run nothing: the replay answers their times."""
+    return {name: (lambda stream, *args: None) for name in names}
+
+
+def within(name: str, best: str, ratio: float = 1.05) -> bool:
+    return TIMES[name] <= ratio * TIMES[best]
+
+
+def test_the_recorded_space_is_the_recording():
+    space = recorded_space()
+    assert {space.name(c) for c in space} == set(TIMES)
+    timer = ReplayTimer.from_recording(RECORDED)
+    assert timer.times == TIMES and timer.best() == min(TIMES, key=TIMES.get)
+
+
+def test_the_device_timer_is_the_default_and_a_replay_is_undone_after_its_block():
+    assert isinstance(current(), DeviceTimer)
+    with timing_with(ReplayTimer(TIMES)) as timer:
+        assert current() is timer
+        with timing_with(ReplayTimer({})) as inner:
+            assert current() is inner
+        assert current() is timer
+    assert isinstance(current(), DeviceTimer)
+
+
+def test_a_quiet_race_keeps_the_recorded_best_and_drops_the_clearly_slower(stream):
+    names = random.Random(1).sample(sorted(TIMES), 40)
+    best = min(names, key=TIMES.get)
+    with timing_with(ReplayTimer(TIMES)) as timer:
+        kept, dropped = race(candidates(names), stream, (), QUIET, "replay")
+    assert best in kept
+    assert min(kept, key=lambda n: kept[n].median) == best
+    for name, why in dropped.items():  # screened at warm-up or dropped after first samples
+        assert TIMES[name] > QUIET.drop_ratio * TIMES[best], (name, why)
+        assert why.startswith(("screened", "slower"))
+    assert all(TIMES[n] > QUIET.screen_ratio * TIMES[best] for n, why in dropped.items()
+               if why.startswith("screened"))
+    # each candidate is timed: warm-up timings, then its samples
+    assert set(timer.calls) == set(names)
+
+
+def test_an_unrecorded_config_is_dropped_as_failed_not_the_race(stream):
+    names = sorted(TIMES)[:5] + ["MWG=999"]
+    with timing_with(ReplayTimer(TIMES)):
+        kept, dropped = race(candidates(names), stream, (), QUIET, "replay")
+    assert "MWG=999" in dropped and dropped["MWG=999"].startswith("failed")
+    assert len(kept) >= 1
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_final_under_noise_and_bursts_chooses_within_five_percent(stream, seed):
+    """Decisions under noise: +-10% per timing and every 7th timing 3x slower (another
+    process's burst). The final's paired rounds still choose within 1.05 of the recorded
+    best of its finalists."""
+    ranked = sorted(TIMES, key=TIMES.get)
+    finalists = ranked[:4]
+    with timing_with(ReplayTimer(TIMES, noise=0.10, burst_every=7, burst_factor=3.0,
+                                 seed=seed)):
+        final = run_final(candidates(finalists), stream, (), QUIET, "replay final")
+    assert within(final.order[0], ranked[0]), (final.order, [TIMES[n] for n in final.order])
+    assert set(final.order) == set(finalists)
+
+
+def test_a_race_under_bursts_does_not_drop_the_best(stream):
+    """Every 5th timing 4x slower: the best config is re-sampled before a drop and
+    re-timed before screening, so bursts alone never remove it."""
+    names = sorted(TIMES, key=TIMES.get)[:30:3]
+    best = names[0]
+    for seed in range(5):
+        with timing_with(ReplayTimer(TIMES, noise=0.05, burst_every=5, burst_factor=4.0,
+                                     seed=seed)):
+            kept, dropped = race(candidates(names), stream, (), QUIET, "replay")
+        assert best in kept, (seed, dropped.get(best))
+
+
+# -- whole tunes: a Tunable over the recorded space, built for real, timed by replay -----
+
+# Every config computes the same (the tune checks candidates against a reference); each
+# is its own kernel all the same (its CFG define).
+SOURCE = "__kernel void cfg(__global float* out) { out[get_global_id(0)] = CFG >= 0 ? 1.0f : 0.0f; }"
+
+
+def replayed_tunable(name: str, strategy, budget: Budget | None = None,
+                     launched: list[str] | None = None) -> Tunable:
+    space = recorded_space()
+    index = {space.name(c): i for i, c in enumerate(space)}
+    salt = uuid.uuid4().hex  # no kernel an earlier test obtained
+
+    def launch(stream, config, out):
+        if launched is not None:
+            launched.append(space.name(config))
+        kernel = Kernel(f"/* {salt} */\n{SOURCE}", "cfg",
+                        defines={"CFG": index[space.name(config)]})
+        return stream.launch(kernel, 1, 1, out.data)
+
+    return Tunable(name, key=lambda out: {"n": 128}, space=space, launch=launch,
+                   strategy=strategy, budget=budget)
+
+
+def out_buffer(stream) -> cla.Array:
+    return cla.zeros(stream.queue, 1, np.float32)
+
+
+def test_an_exhaustive_tune_of_the_space_chooses_within_five_percent(stream, own_store):
+    tunable = replayed_tunable(f"replay-{uuid.uuid4().hex[:6]}", Exhaustive(generation=66))
+    with timing_with(ReplayTimer(TIMES, noise=0.05, seed=3)) as timer:
+        tunable(stream, out_buffer(stream))
+    chosen = tunable.winner(stream, out_buffer(stream))
+    best = timer.best()
+    assert within(chosen, best), (chosen, TIMES[chosen], best, TIMES[best])
+    assert set(timer.calls) == set(TIMES)  # every config timed
+
+
+def test_a_budget_of_n_configs_times_n_and_the_search_improves_on_its_start(stream, own_store):
+    tunable = replayed_tunable(f"replay-{uuid.uuid4().hex[:6]}", LocalSearch(seed=0),
+                               budget=Budget(configs=24))
+    with timing_with(ReplayTimer(TIMES, seed=0)) as timer:
+        tunable(stream, out_buffer(stream))
+    assert len(timer.calls) == 24
+    chosen = tunable.winner(stream, out_buffer(stream))
+    assert chosen in timer.calls
+    assert TIMES[chosen] == min(TIMES[n] for n in timer.calls)
+    # a search, not a draw: the chosen is in the fastest quarter of the whole space
+    assert sorted(TIMES.values()).index(TIMES[chosen]) < len(TIMES) // 4
+
+
+def test_compile_and_autotune_builds_every_config_and_replays_their_times(stream, own_store,
+                                                                          collector):
+    tunable = replayed_tunable(f"replay-{uuid.uuid4().hex[:6]}", Exhaustive(generation=99),
+                               budget=Budget(configs=99))
+    with timing_with(ReplayTimer(TIMES, seed=1)) as timer:
+        with clmodes.ProcessModeOverride(clmodes.ProcessMode.COMPILE_AND_AUTOTUNE, collector):
+            tunable(stream, out_buffer(stream))
+    assert len(timer.calls) == 99
+    chosen = tunable.winner(stream, out_buffer(stream))
+    assert within(chosen, min(timer.calls, key=TIMES.get))
