@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """The worst a hostile remote can cost one process, at the default bounds.
 
-    python ci/bench/bench_remote_hostile.py [--json OUT] [--misses N] [--limit BYTES]
+    python ci/bench/remote_hostile.py [--json OUT] [--misses N] [--limit BYTES]
 
 Time: a reader (N tune misses and N kernel misses, each a round trip while the remote
 is up) and a publisher (`publish_entries` of one binary, kernel and tune entry) facing

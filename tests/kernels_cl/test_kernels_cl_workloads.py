@@ -15,6 +15,8 @@ import sys
 import numpy as np
 import pytest
 
+from support.fp64 import fp64_broken
+
 import clmodes
 from clmodes import ProcessMode, ProcessModeOverride, StatisticsReader
 from kernels_cl import workloads
@@ -123,6 +125,8 @@ def test_warming_a_workload_in_process(on_device, monkeypatch, name, build_spy, 
 def test_float64_attention(on_device, monkeypatch):
     if "cl_khr_fp64" not in on_device.device.cl_device.extensions.split():
         pytest.skip("no cl_khr_fp64")
+    if why := fp64_broken(on_device.device):
+        pytest.skip(why)  # `support.fp64`: it would abort the process
     sizes(monkeypatch, batch=2, hidden=16, seq=11, dtype="float64")
     np.testing.assert_allclose(workloads.attention(), workloads.attention_reference(),
                                rtol=1e-10, atol=1e-10)
