@@ -16,6 +16,7 @@ import pytest
 
 from clmodes.bundle import keygen
 from clmodes.remote import entry as remote_entry
+from support.remote_fixtures import key, namespace  # noqa: F401 - fixtures
 from support.remote_namespace import URL, RemoteNamespace
 from support.subprocesses import RUN_WORKLOAD, environment, require_runtime
 
@@ -32,21 +33,6 @@ os.kill(int(os.environ["REDIS_PID"]), getattr(signal, os.environ["REDIS_SIGNAL"]
 """ + RUN_WORKLOAD
 
 
-@pytest.fixture
-def namespace(tmp_path: Path):
-    why = RemoteNamespace.unusable()
-    if why:
-        pytest.skip(why)
-    made = RemoteNamespace(tmp_path)
-    made.start(environment())
-    yield made
-    made.close()
-
-
-@pytest.fixture
-def key(tmp_path: Path) -> Path:
-    keygen(tmp_path / "team.key")
-    return tmp_path / "team.key"
 
 
 def _env(tmp_path: Path, store: str, device: str, *, trust: Path | None = None,

@@ -20,6 +20,7 @@ from clmodes.remote import entry as remote_entry
 from clmodes.remote import layout
 from clmodes.store import FORMAT_VERSION
 from support.hostile_redis import HostileRedis
+from support.remote_fixtures import key, namespace  # noqa: F401 - fixtures
 from support.remote_namespace import URL, RemoteNamespace
 from support.subprocesses import environment
 
@@ -118,21 +119,6 @@ def test_a_reply_the_parser_chokes_on_is_one_warning(tmp_path: Path, mode: str):
 
 # -- memory and hostile values: a real Redis ---------------------------------------------
 
-@pytest.fixture
-def namespace(tmp_path: Path):
-    why = RemoteNamespace.unusable()
-    if why:
-        pytest.skip(why)
-    made = RemoteNamespace(tmp_path)
-    made.start(environment())
-    yield made
-    made.close()
-
-
-@pytest.fixture
-def key(tmp_path: Path) -> Path:
-    keygen(tmp_path / "team.key")
-    return tmp_path / "team.key"
 
 
 def _private(key: Path):
