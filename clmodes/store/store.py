@@ -262,8 +262,9 @@ class Store(Database):
         return footprint.total_bytes(lambda sql: self.query(sql))
 
     def prune(self, max_size: int, compact_at: float = 0.0) -> PruneReport:
-        """Evict the least recently used entries until the entries take at most
-        `max_size` bytes, never what a live tune lease holds, in one transaction; then
+        """Evict by cost until the entries take at most `max_size` bytes (binaries first,
+        least recently used first, decisions last: `pruning` says why), never what a live
+        tune lease holds, in one transaction; then
         compact the file if at least `compact_at` of it is free pages (0: whenever
         something was evicted). See `pruning`. A read-only store is left as it is."""
         return pruning.prune(self, self.uses, max_size, compact_at)
