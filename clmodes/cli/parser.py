@@ -50,6 +50,12 @@ ENVIRONMENT = (
                              "$CLMODES_REMOTE's entries, os.pathsep-separated"),
     ("CLMODES_REMOTE", "a team's shared cache behind the store: redis://HOST:PORT/DB or "
                        "rediss://... (pip install 'clmodes[remote]'; docs/remote.md)"),
+    ("CLMODES_REMOTE_TIMEOUT_S", "the longest one remote operation may take, seconds "
+                                 "(default 2; docs/remote.md)"),
+    ("CLMODES_REMOTE_BUDGET_S", "the remote time a process may spend before the remote is "
+                                "marked down for it, seconds (default 2.5)"),
+    ("CLMODES_REMOTE_MAX_ENTRY", "the largest remote entry read (default 256MiB; larger ones "
+                                 "are refused on their length, unread)"),
     ("CLMODES_SIGNING_KEY", "the private key warm and fleet warm publish to $CLMODES_REMOTE "
                             "with (like --sign KEY)"),
     ("CLMODES_FLEET_PARENT", "set by clmodes fleet on its node processes (internal)"),
