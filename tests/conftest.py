@@ -72,6 +72,20 @@ ONE_DEVICE: dict[str, str] = {
         "warm-up re-timing on real timings",
     "tests/device/test_tune_replay.py": "the tune loop on recorded timings (no device time)",
 }
+# Tests of the code one compiler generates for kernels_cl's GEMM (the covering sample, the
+# clamped edges, the start configs): on the first usable device of each
+# OpenCL implementation (platform), Intel's and PoCL's, not on a second PoCL built with
+# another LLVM. PoCL generates each kernel's code at its first launch per work-group size,
+# and Debian's PoCL 3.1 took 2.7 minutes of a 17-minute suite on these three alone.
+ONE_PER_PLATFORM: dict[str, str] = {
+    "tests/kernels_cl/test_gemm.py::test_a_covering_sample_of_configs_matches_numpy_on_awkward_shapes":
+        "GEMM's covering sample",
+    "tests/kernels_cl/test_gemm.py::test_the_start_configs_match_numpy_where_most_items_stop_early":
+        "GEMM's start configs",
+    "tests/kernels_cl/test_gemm.py::"
+    "test_clamped_edges_match_zero_padded_ones_and_keep_non_finite_values_in_place":
+        "GEMM's clamped edges",
+}
 # What runs on every usable device (the header says so per runtime).
 EVERY_DEVICE = ("contract (launch, modes, autotune, store), devices and fingerprints, batching, "
                 "corpus and real libraries, kernels_cl's kernels, store binaries and bundles, "
@@ -88,6 +102,14 @@ def primary_device() -> "clmodes.Device | None":
     return found[0] if found else None
 
 
+def platform_firsts() -> "list[clmodes.Device]":
+    """The devices of the `ONE_PER_PLATFORM` tests: each platform's first test device."""
+    firsts: dict[str, clmodes.Device] = {}
+    for device in test_devices():
+        firsts.setdefault(device.cl_device.platform.name, device)
+    return list(firsts.values())
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Which devices the tests run on, what each runs, and which were passed over and why."""
     lines = [f"clmodes test devices: {', '.join(d.label for d in test_devices()) or 'none'}"]
@@ -99,6 +121,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             runs = EVERY_DEVICE + ", and the runtime-independent device tests (ONE_DEVICE)"
         else:
             runs = EVERY_DEVICE
+        if not full_matrix() and not is_oclgrind(device) and device not in platform_firsts():
+            runs += (", except " + ", ".join(ONE_PER_PLATFORM.values())
+                     + " (on its platform's first device)")
         lines.append(f"clmodes real-device tests on {device.label} [{device_id(device)}]: {runs}")
     lines += [f"clmodes passed over {d.label}: {why}" for d, why in unusable_devices()]
     if not _asked_for_bench_smoke(config):
@@ -117,20 +142,26 @@ def _one_device(item: pytest.Item) -> bool:
     return not full_matrix() and (path in ONE_DEVICE or base in ONE_DEVICE)
 
 
+def _one_per_platform(item: pytest.Item) -> bool:
+    return not full_matrix() and item.nodeid.split("[", 1)[0] in ONE_PER_PLATFORM
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselected here rather than skipped, so the skip count says what matters (a missing
     fp64, a runtime that is not usable):
     - on Oclgrind (a slow simulator), every test not marked `oclgrind`;
-    - on any device but the first, the `ONE_DEVICE` tests (unless `CLMODES_TEST_MATRIX=full`);
+    - on any device but the first, the `ONE_DEVICE` tests, and on any but its platform's
+      first, the `ONE_PER_PLATFORM` ones (unless `CLMODES_TEST_MATRIX=full`);
     - each benchmark script's smoke (`bench_smoke`), unless `-m` names it."""
     kept, dropped = [], []
-    primary = primary_device()
+    primary, firsts = primary_device(), platform_firsts()
     bench_smoke = _asked_for_bench_smoke(config)
     for item in items:
         device = _device_of(item)
         unmarked = item.get_closest_marker("oclgrind") is None
         drop = device is not None and ((is_oclgrind(device) and unmarked)
-                                       or (device != primary and _one_device(item)))
+                                       or (device != primary and _one_device(item))
+                                       or (device not in firsts and _one_per_platform(item)))
         drop = drop or (not bench_smoke and item.get_closest_marker("bench_smoke") is not None)
         (dropped if drop else kept).append(item)
     if dropped:

@@ -11,7 +11,12 @@ import pytest
 
 from support.subprocesses import RUNTIMES, environment, last_json, require_runtime, run_python
 
-RUN = "from support import pyopencl_corpus as c; print(c.run({!r}))"
+RUN = "from support import pyopencl_corpus as c; print(c.run({!r}, {!r}))"
+# PoCL's code generation makes the whole corpus 2-3 minutes there on a fresh machine
+# (`pyopencl_corpus.PARTS`): every kind of pyopencl kernel on PoCL, all of the upstream
+# tests on Intel's runtime.
+PART = {"pocl": "kinds", "intel": "all"}
+LEAST = {"all": 40, "kinds": 30}
 
 OUTSIDE = '''
 import numpy as np, pyopencl as cl, pyopencl.array as cla
@@ -24,15 +29,19 @@ def outside():
 
 @pytest.mark.parametrize("runtime", sorted(RUNTIMES))
 def test_warmed_pyopencl_code_starts_warm_and_computes_the_same_bytes(tmp_path, runtime):
-    selector = require_runtime(RUNTIMES[runtime])
-    cold = last_json(run_python(RUN.format("execute"), tmp_path / "cold", CLMODES_DEVICE=selector))
-    assert cold["compilation"]["compiled"] >= 40 and cold["source_compiles"] >= 40
+    selector, part = require_runtime(RUNTIMES[runtime]), PART[runtime]
+    cold = last_json(run_python(RUN.format("execute", part), tmp_path / "cold",
+                                CLMODES_DEVICE=selector))
+    least = LEAST[part]
+    assert cold["compilation"]["compiled"] >= least and cold["source_compiles"] >= least
 
-    warmed = last_json(run_python(RUN.format("warm"), tmp_path / "warm", CLMODES_DEVICE=selector))
+    warmed = last_json(run_python(RUN.format("warm", part), tmp_path / "warm",
+                                  CLMODES_DEVICE=selector))
     assert warmed["compilation"]["compiled"] == cold["compilation"]["compiled"]
     assert warmed["outside"]["kernels"] == 0
 
-    fresh = last_json(run_python(RUN.format("execute"), tmp_path / "warm", CLMODES_DEVICE=selector))
+    fresh = last_json(run_python(RUN.format("execute", part), tmp_path / "warm",
+                                 CLMODES_DEVICE=selector))
     assert fresh["source_compiles"] == 0  # nothing compiled from source, by anyone
     assert fresh["compilation"]["compiled"] == fresh["compilation"]["builds"] == 0
     assert fresh["compilation"]["loaded"] == cold["compilation"]["compiled"]

@@ -51,10 +51,12 @@ def test_pytest_passes_from_an_unpacked_sdist(tmp_path):
 
     env = environment(tmp_path / "store")
     env["PYTHONPATH"] = str(tree)  # the unpacked clmodes, not this checkout's
+    env.pop("PYTEST_ADDOPTS", None)  # CI's report options are for the outer run
     where = subprocess.run([sys.executable, "-c", "import clmodes; print(clmodes.__file__)"],
                            cwd=tree, env=env, capture_output=True, text=True, timeout=120)
     assert Path(where.stdout.strip()).is_relative_to(tree), where.stdout + where.stderr
-    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUBSET],
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
+                          *SUBSET],
                          cwd=tree, env=env, capture_output=True, text=True, timeout=900)
     assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
     assert " passed" in ran.stdout and "error" not in ran.stdout.splitlines()[-1]

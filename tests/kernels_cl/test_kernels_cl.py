@@ -942,10 +942,14 @@ def test_compile_and_autotune_leaves_outputs_and_inputs_untouched(stream, collec
     assert StatisticsReader(collector).statistics().autotune.keys >= 8
 
 
-def test_tunables_are_per_op_and_dtype_and_keyed_by_shape(stream):
+def test_tunables_are_per_op_and_dtype_and_keyed_by_shape(stream, own_store):
+    """The tunable matmul uses (`matmul.tunable`: the GEMM space by default) is the one
+    with a decision after a call, keyed by the shape's bucket; the 15 hand-written
+    candidates stay a tunable of their own (KERNELS_CL_MATMUL=candidates)."""
     names = {t.name for t in kernels_cl.tunables()}
     for expected in (
         "kernels_cl.matmul.float32",
+        "kernels_cl.matmul.gemm.float32",
         "kernels_cl.matmul.float64",
         "kernels_cl.matmul.float16",
         "kernels_cl.sum_rows.float32",
@@ -956,12 +960,14 @@ def test_tunables_are_per_op_and_dtype_and_keyed_by_shape(stream):
     ):
         assert expected in names
     a, b = dev(stream, rand((37, 29))), dev(stream, rand((29, 41)))
-    kernels_cl.matmul(stream, a, b)
-    tunable = MATMUL.TUNABLES["float32"]
     out = cla.empty(stream.queue, (37, 41), np.float32)
-    assert tunable.key(out, a, b) == {"M": 37, "N": 41, "K": 29}
-    assert tunable.winner(stream, out, a, b) in tunable.candidates
-    assert len(tunable.candidates) >= 10
+    used = MATMUL.tunable("float32")
+    assert used.name == "kernels_cl.matmul.gemm.float32"
+    assert used.winner(stream, out, a, b) is None  # a store of its own: nothing yet
+    kernels_cl.matmul(stream, a, b)
+    assert used.key(out, a, b) == {"M": 37, "N": 41, "K": 29}
+    assert used.winner(stream, out, a, b) is not None
+    assert len(MATMUL.TUNABLES["float32"].candidates) >= 10
 
 
 # -- small enough for the Oclgrind simulator (out-of-bounds and data-race checks) ----------

@@ -16,7 +16,10 @@ TESTS = Path(__file__).parents[1]  # tests/: `import support` works in every sub
 
 
 def environment(cache_dir: Path | None = None, **extra: str) -> dict[str, str]:
-    env = {**os.environ, **extra}
+    # A worker of pytest-xdist exports COLUMNS=80, and the CLI fits its tables to COLUMNS:
+    # a child gets the width only where a test asks for one.
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env.update(extra)
     if cache_dir is not None:
         env["CLMODES_CACHE_DIR"] = str(cache_dir)
     env["PYTHONPATH"] = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
