@@ -2,9 +2,17 @@
 
 It runs the workload once in EXECUTE on the store, as production would, and records every
 miss (`clmodes.execution.misses`): a kernel built from source, a key tuned, each with why
-the store could not serve it. Passing means the store served everything: `compiled == 0`
-and no key tuned. The workload really runs (its results are real): a check is a run, not
-a dry run, because a miss is only known when the launch that needs it happens.
+the store could not serve it. Passing means the store served everything: `compiled == 0`,
+no key tuned, and nothing built or run outside clmodes. The workload really runs (its
+results are real): a check is a run, not a dry run, because a miss is only known when the
+launch that needs it happens.
+
+The trap: a pyopencl program on a context clmodes does not manage never reaches the
+store, so it cannot miss; counting only misses, a check passed code it never saw ("0
+compiled", while pyopencl compiled 3 programs from source). So the pyopencl hooks are put
+in place before the workload runs (a program that makes its own context may create no
+clmodes client at all), and every program built and every kernel launched outside
+clmodes fails the check, by name (`pyopencl_hooks.outside`).
 """
 
 from __future__ import annotations
@@ -23,6 +31,9 @@ from clmodes.execution import (
     misses,
 )
 from clmodes.execution.misses import Miss
+from clmodes.execution.statistics import OutsideStatistics
+from clmodes.pyopencl_hooks import install as install_hooks
+from clmodes.pyopencl_hooks import outside
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,9 +45,14 @@ class CheckReport:
     seconds: float
 
     @property
+    def outside(self) -> OutsideStatistics:
+        """Kernels built or run outside clmodes (the store cannot serve them)."""
+        return self.statistics.outside
+
+    @property
     def passed(self) -> bool:
-        return (self.statistics.compilation.compiled == 0
-                and self.statistics.autotune.keys == 0 and not self.misses)
+        return (self.statistics.compilation.compiled == 0 and self.statistics.autotune.keys == 0
+                and not self.misses and self.outside.kernels == 0)
 
     def as_dict(self) -> dict[str, Any]:
         return {"passed": self.passed, "misses": [m.as_dict() for m in self.misses],
@@ -45,9 +61,12 @@ class CheckReport:
 
 def check(workload: Callable[[], object]) -> CheckReport:
     """Run `workload` in EXECUTE, noting every miss; the caller decides what fails."""
+    install_hooks()
     collector = StatisticsCollector()
     started = time.perf_counter()
-    with misses.noting() as found, ProcessModeOverride(ProcessMode.EXECUTE, collector):
+    with misses.noting() as found, outside.watching() as elsewhere, \
+            ProcessModeOverride(ProcessMode.EXECUTE, collector):
         workload()
-    return CheckReport(tuple(found), StatisticsReader(collector).statistics(),
-                       time.perf_counter() - started)
+    statistics = dataclasses.replace(StatisticsReader(collector).statistics(),
+                                     outside=elsewhere.report())
+    return CheckReport(tuple(found), statistics, time.perf_counter() - started)

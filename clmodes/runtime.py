@@ -58,13 +58,14 @@ class Runtime:
                 self._store = Store(default_location() if self._use_default else self._location)
             return self._store
 
-    def relocate(self, directory: Path | str | None) -> Store:
-        """Move the store (None: in memory); returns the new one."""
+    def relocate(self, directory: Path | str | None, read_only: str | None = None) -> Store:
+        """Move the store (None: in memory); returns the new one. `read_only`: why this
+        process reads the store and never writes it (its writes stay in memory)."""
         with self._lock:
             if self._store is not None:
                 self._store.close()
             self._location, self._use_default = directory, False
-            self._store = Store(directory)
+            self._store = Store(directory, read_only)
             return self._store
 
     def usability(self, device: Device) -> Usability:

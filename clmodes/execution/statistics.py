@@ -46,8 +46,10 @@ class ReadStatistics:
 
 @dataclasses.dataclass(frozen=True)
 class OutsideStatistics:
-    """Kernels that ran outside clmodes during a warm (pyopencl programs on a context
-    clmodes does not manage): not gathered, not persisted. Set by `warm()` only."""
+    """Kernels built or run outside clmodes during a warm or a check (pyopencl programs
+    on a context clmodes does not manage): not gathered, not persisted, not served by
+    the store. Set by `warm()` and `check()` only; `launches` counts runs (a kernel only
+    built counts none)."""
 
     kernels: int = 0
     launches: int = 0

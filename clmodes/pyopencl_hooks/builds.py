@@ -10,7 +10,8 @@ ones written after this module.
 
 What is left alone, on purpose:
 - a program on a context clmodes does not manage (pyopencl builds it as it always has,
-  with its own disk cache and `PYOPENCL_NO_CACHE`);
+  with its own disk cache and `PYOPENCL_NO_CACHE`; while a warm or a check watches, its
+  kernels are noted as built outside clmodes, `outside`);
 - a program that already holds an OpenCL program (`Program(ctx, devices, binaries)`,
   `Program(_Program)`, SPIR-V): there is no source to identify, and clmodes' own server
   builds and loads its batches exactly this way, so they never count twice.
@@ -30,7 +31,7 @@ from typing import Any
 
 import pyopencl as cl
 
-from clmodes.pyopencl_hooks import registry
+from clmodes.pyopencl_hooks import outside, registry
 from clmodes.pyopencl_hooks.identity import compiler_options
 
 Build = Callable[..., cl.Program]
@@ -44,7 +45,11 @@ def make_build(original: Build) -> Build:
               cache_dir: Any = None) -> cl.Program:
         owner = _owner(self)
         if owner is None:
-            return original(self, options, devices, cache_dir)
+            unmanaged = _unmanaged_source(self)  # before the build replaces `_prg`
+            built = original(self, options, devices, cache_dir)
+            if unmanaged and outside.WATCHERS.live:
+                outside.note_built(_kernel_names(built))
+            return built
         source = self.__dict__["_source"]
         processed = compiler_options(self.__dict__["_context"], options)
         started = time.time()
@@ -59,6 +64,23 @@ def make_build(original: Build) -> Build:
     build.__doc__ = original.__doc__
     build.__wrapped__ = original  # type: ignore[attr-defined]
     return build
+
+
+def _unmanaged_source(program: cl.Program) -> bool:
+    """A source program on a context clmodes does not manage (not a program holding
+    binaries: clmodes' servers load their own batches that way)."""
+    state = program.__dict__
+    return (state.get("_prg") is None and "_source" in state and "_context" in state
+            and registry.owner_of(state["_context"]) is None)
+
+
+def _kernel_names(program: cl.Program) -> list[str]:
+    """The kernels of a built program, by name (none if the driver will not say)."""
+    try:
+        names = program.get_info(cl.program_info.KERNEL_NAMES)
+    except cl.Error:
+        return []
+    return [name for name in str(names).split(";") if name]
 
 
 def _owner(program: cl.Program) -> "registry.SourcePrograms | None":

@@ -1,28 +1,33 @@
-"""Kernels that ran outside clmodes during a warm: counted and named, never silent.
+"""Kernels built or run outside clmodes during a warm or a check: counted and named,
+never silent.
 
 A warm gathers what runs through clmodes: its own kernels and pyopencl programs on the
-contexts it manages. A pyopencl kernel launched on any other context (the user's own
-context, not adopted) runs for real in both passes and is neither gathered nor
-persisted. The launch hook notes each such launch into every open `watching()`, and
-`warm()` names them in its report instead of claiming a success that ships nothing.
+contexts it manages. A pyopencl program built on any other context (the user's own
+context, not adopted) is built by pyopencl as always, and its kernels run for real in
+both passes; none of it is gathered or persisted. The build hook notes each such
+program's kernels, and the launch hook each such launch, into every open `watching()`:
+`warm()` names them in its report instead of claiming a success that ships nothing, and
+`check()` fails on them instead of passing code it never saw.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
 
 from clmodes.execution.registry import LiveRegistry
 from clmodes.execution.statistics import OutsideStatistics
 
 WHY = "pyopencl programs on a context clmodes does not manage"
+NO_NAMES = "a program without kernels"  # what a kernel-less program outside is noted as
 
 
 def summary(found: OutsideStatistics) -> str:
     """One line: how many, which, why, and what it means for the warm."""
     shown = ", ".join(found.names[:8]) + (", ..." if len(found.names) > 8 else "")
     noun = "kernel" if found.kernels == 1 else "kernels"
-    return (f"{found.kernels} {noun} ran outside clmodes ({WHY}: {shown}): "
+    return (f"{found.kernels} {noun} built or ran outside clmodes ({WHY}: {shown}): "
             "not gathered, not persisted; adopt the context with clmodes.client(context=ctx)")
 
 
@@ -36,6 +41,11 @@ class OutsideLog:
     def note(self, name: str) -> None:
         with self._lock:
             self._launches[name] = self._launches.get(name, 0) + 1
+
+    def note_built(self, names: Iterable[str]) -> None:
+        with self._lock:
+            for name in names:
+                self._launches.setdefault(name, 0)
 
     def report(self) -> OutsideStatistics:
         with self._lock:
@@ -56,3 +66,9 @@ def note(name: str) -> None:
     """One launch of the kernel `name` outside clmodes."""
     for each in WATCHERS.live:
         each.note(name)
+
+
+def note_built(names: Iterable[str]) -> None:
+    """A program built outside clmodes, by its kernels' names."""
+    for each in WATCHERS.live:
+        each.note_built(list(names) or [NO_NAMES])

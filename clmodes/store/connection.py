@@ -38,13 +38,29 @@ class Opened:
     read_only: str | None = None
 
 
-def open_store(directory: Path | str | None) -> Opened:
-    """The store in `directory` (None: in memory)."""
+def open_store(directory: Path | str | None, read_only: str | None = None) -> Opened:
+    """The store in `directory` (None: in memory). `read_only`: why to open the file
+    read-only although it may be writable (`clmodes check` must not change what it
+    checks); a missing file is then an empty store in memory."""
     if directory:
-        opened = open_file(Path(directory) / FILENAME)
+        path = Path(directory) / FILENAME
+        opened = open_file(path) if read_only is None else chosen_read_only(path, read_only)
         if opened is not None:
             return opened
     return Opened(connect(MEMORY))
+
+
+def chosen_read_only(path: Path, why: str) -> Opened | None:
+    """The store file opened for reading on purpose (no warning: nothing is wrong with
+    it), or None when there is none to read or it cannot be read (memory)."""
+    if not path.is_file():
+        log.debug("clmodes store %s: no store to read (%s)", path, why)
+        return None
+    try:
+        connection, reason = open_read_only(path, why)
+    except sqlite3.Error as error:
+        return fallback(path, error)
+    return Opened(connection, path, identity(path), reason)
 
 
 def open_file(path: Path) -> Opened | None:

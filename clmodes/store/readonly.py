@@ -45,12 +45,13 @@ def is_read_only_error(error: sqlite3.Error) -> bool:
     return "readonly" in text or "read-only" in text or "unable to open" in text
 
 
-def open_read_only(path: Path, why: Exception) -> tuple[sqlite3.Connection, str]:
+def open_read_only(path: Path, why: Exception | str) -> tuple[sqlite3.Connection, str]:
     """A read-only connection to the store file and why it is read-only; raises the last
-    `sqlite3.Error` when neither way opens a usable store (the caller falls back)."""
+    `sqlite3.Error` when neither way opens a usable store (the caller falls back). `why`:
+    the error writing met, or (a string) why the caller chose not to write."""
     uri = "file:" + quote(str(path.absolute()))
     what = "its folder" if os.access(path, os.W_OK) else "the file"
-    why_text = f"{what} cannot be written: {why}"
+    why_text = why if isinstance(why, str) else f"{what} cannot be written: {why}"
     try:
         return _checked(sqlite3.connect(f"{uri}?mode=ro", uri=True, **_OPTIONS)), why_text
     except sqlite3.Error as error:

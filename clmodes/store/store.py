@@ -35,8 +35,9 @@ class Store(Database):
     (`read_only`); a directory that cannot be used falls back to memory (with a
     warning)."""
 
-    def __init__(self, directory: Path | str | None) -> None:
-        super().__init__(open_store(directory))
+    def __init__(self, directory: Path | str | None, read_only: str | None = None) -> None:
+        """`read_only`: why to read the file and never write it (`open_store`)."""
+        super().__init__(open_store(directory, read_only))
         # Asked for a directory, given memory: what a warm must not report as success.
         self.requested = None if directory is None else Path(directory)
         self.uses = UseNotes(self)  # last uses, noted in memory, written batched

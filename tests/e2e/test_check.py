@@ -4,6 +4,7 @@ Fresh processes on one store, as CI and install scripts run them."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -78,3 +79,47 @@ def test_pyopencl_programs_are_misses_too(tmp_path: Path, device: str):
     assert run_cli(tmp_path, "warm", workload, CLMODES_DEVICE=device).returncode == 0
     passed = run_cli(tmp_path, "check", workload, CLMODES_DEVICE=device)
     assert passed.returncode == 0, passed.stdout
+
+
+def _files(store: Path) -> dict[str, str]:
+    """The store's file and its log, a digest of each: what a read-only check must leave
+    as is. Not the `-shm`: SQLite's shared index, where every reader marks what it reads."""
+    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest()
+            for f in sorted(store.glob("store.sqlite3*")) if not f.name.endswith("-shm")}
+
+
+def test_a_program_clmodes_never_saw_fails_the_check_by_name(tmp_path: Path, device: str):
+    """pyopencl code on its own context is built and run outside clmodes: the store
+    cannot serve it, so the check fails naming its kernels, on a cold store and after a
+    warm of another workload alike."""
+    workload = "support.checked:unadopted_workload"
+    for store in (tmp_path / "cold", tmp_path / "warmed"):
+        if store.name == "warmed":
+            assert run_cli(store, "warm", WORKLOAD, CLMODES_DEVICE=device).returncode == 0
+        out = run_cli(store, "check", workload, "--json", CLMODES_DEVICE=device)
+        assert out.returncode == 1, out.stdout + out.stderr
+        report = json.loads(out.stdout)
+        assert not report["passed"]
+        assert set(report["outside"]["names"]) >= {"unadopted_square", "unadopted_plus"}
+        text = run_cli(store, "check", workload, CLMODES_DEVICE=device)
+        assert text.returncode == 1
+        [line] = [x for x in text.stdout.splitlines() if x.startswith("outside: ")]
+        assert "unadopted_square" in line and "built or ran outside clmodes" in line
+        assert "check FAILED" in text.stdout.splitlines()[-1]
+
+
+def test_a_check_never_writes_the_store_it_checks(tmp_path: Path, device: str):
+    """A cold store's check tunes and compiles in memory only: the files are unchanged
+    (a missing store stays missing), and a second check says what the first said."""
+    code, report = _check(tmp_path, device)
+    assert not list(tmp_path.glob("store.sqlite3*"))  # nothing was there: nothing is
+    again, report_again = _check(tmp_path, device)
+    assert (again, report_again["misses"]) == (code, report["misses"]) and code == 1
+    assert run_cli(tmp_path, "warm", "support.checked:pyopencl_workload",
+                   CLMODES_DEVICE=device).returncode == 0
+    before = _files(tmp_path)
+    code, report = _check(tmp_path, device)  # another workload: misses, tunes, compiles
+    assert code == 1 and report["autotune"]["keys"] == 1 and report["compilation"]["compiled"] > 0
+    assert _files(tmp_path) == before
+    again, report_again = _check(tmp_path, device)
+    assert (again, report_again["misses"]) == (code, report["misses"])

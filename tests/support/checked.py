@@ -42,3 +42,24 @@ def pyopencl_workload() -> None:
                               "checked_scale")
     scale(x, np.float32(2.0))
     cla.sum(x)
+
+
+UNADOPTED = """
+__kernel void unadopted_square(__global float* x) { int i = get_global_id(0); x[i] *= x[i]; }
+"""
+
+
+def unadopted_workload() -> None:
+    """A pyopencl program as its author wrote it: its own context (never handed to
+    clmodes), a plain program and an ElementwiseKernel; no clmodes call at all."""
+    import pyopencl as cl
+    from pyopencl.elementwise import ElementwiseKernel
+
+    device = [d for p in cl.get_platforms() for d in p.get_devices()
+              if os.environ["CLMODES_DEVICE"].lower() in f"{p.name} / {d.name}".lower()][0]
+    context = cl.Context([device])
+    queue = cl.CommandQueue(context)
+    x = cla.to_device(queue, np.arange(64, dtype=np.float32))
+    cl.Program(context, UNADOPTED).build().unadopted_square(queue, (64,), None, x.data)
+    ElementwiseKernel(context, "float *x", "x[i] = x[i] + 1", "unadopted_plus")(x)
+    assert float(x.get()[3]) == 10.0
