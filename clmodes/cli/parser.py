@@ -20,6 +20,7 @@ from clmodes import __version__
 from clmodes.cli import bundle, cache, fleet, tune
 from clmodes.cli.demo import run_demo
 from clmodes.cli.check import run_check
+from clmodes.cli.run import run_program
 from clmodes.cli.devices import run_devices
 from clmodes.cli.probe import run_probe
 from clmodes.cli.warm import run_warm
@@ -123,6 +124,17 @@ def build_parser() -> argparse.ArgumentParser:
                        "run a workload in EXECUTE; exit 1 if anything compiled or tuned", device=True)
     checked.add_argument("workload", help="MODULE:FUNCTION, a zero-argument callable")
     _add_remote_trust(checked)
+    ran = add_verb(verbs, "run", run_program,
+                   "run a pyopencl program unchanged, its programs from the store or built "
+                   "and persisted")
+    ran.add_argument("-m", dest="module", action="store_true",
+                     help="TARGET is a module (python -m TARGET)")
+    ran.add_argument("--strict", action="store_true",
+                     help="exit 1 (one line per kernel) if anything was built from source")
+    ran.add_argument("--report", metavar="FILE", default=None,
+                     help="write the run's statistics as JSON to FILE")
+    ran.add_argument("target", metavar="TARGET", help="a script, or a module with -m")
+    ran.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     _add_cache(verbs)
     _add_bundle(verbs)
     _add_tune(verbs)

@@ -91,4 +91,4 @@ def _owner(program: cl.Program) -> "registry.SourcePrograms | None":
     state = program.__dict__
     if state.get("_prg") is not None or "_source" not in state or "_context" not in state:
         return None
-    return registry.owner_of(state["_context"])
+    return registry.owner_or_adopted(state["_context"])

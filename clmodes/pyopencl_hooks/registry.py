@@ -16,6 +16,7 @@ unrelated object while the entry exists.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Protocol
 
 import pyopencl as cl
@@ -56,6 +57,18 @@ programs: dict[int, HeldSource] = {}
 # cl_program handles of the servers' own batches (held by their server for the process:
 # the handle cannot be reused): their launches were decided by `Stream.launch` already.
 own: frozenset[int] = frozenset()
+# While `clmodes run` runs a program (`clmodes.running.adopting`): called with a context
+# no client manages when a source program is built on it, it adopts the context and
+# returns its programs (None: left to pyopencl, e.g. a context of two devices).
+Adopter = Callable[[cl.Context], "SourcePrograms | None"]
+adopter: Adopter | None = None
+
+
+def set_adopter(found: Adopter | None) -> None:
+    """Adopt every context a source program is built on from now on (None: stop)."""
+    global adopter
+    with _lock:
+        adopter = found
 
 
 def manage(context: cl.Context, owner: SourcePrograms) -> None:
@@ -90,3 +103,10 @@ def owner_of(context: cl.Context) -> SourcePrograms | None:
     """The programs of the server managing `context`, or None (not ours: leave it alone)."""
     found = contexts.get(context.int_ptr)
     return None if found is None else found[1]
+
+
+def owner_or_adopted(context: cl.Context) -> SourcePrograms | None:
+    """`owner_of`, or, while an adopter is set, the programs of the client adopting it."""
+    found = owner_of(context)
+    adopt = adopter
+    return found if found is not None or adopt is None else adopt(context)

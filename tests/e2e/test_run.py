@@ -1,0 +1,107 @@
+"""`clmodes run`: pyopencl programs as their authors wrote them (pyopencl's own examples,
+`tests/corpus/pyopencl_upstream`, which make their context with
+`cl.create_some_context()`), unchanged. Under `clmodes run` each prints what it prints
+alone and exits as it exits; a second, `--strict` run builds nothing from source; a fresh
+store given a bundle exported from the first does the same. On PoCL and Intel's runtime,
+chosen the way such programs are pointed at a device: `PYOPENCL_CTX`."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pyopencl as cl
+import pytest
+
+import clmodes
+from support.pyopencl_corpus import CORPUS, EXAMPLES
+from support.subprocesses import RUNTIMES, environment, require_runtime, run_cli
+
+EXIT_WITH = """
+import sys, numpy as np, pyopencl as cl, pyopencl.array as cla
+ctx = cl.create_some_context(interactive=False)
+x = cla.to_device(cl.CommandQueue(ctx), np.arange(8, dtype=np.float32))
+print("sum", float(cla.sum(x * 2).get()), sys.argv[1:])
+sys.exit(int(sys.argv[1]))
+"""
+
+
+def pyopencl_ctx(runtime: str) -> str:
+    """`PYOPENCL_CTX` ("platform:device") of the first usable device of `runtime`."""
+    selector = require_runtime(RUNTIMES[runtime])
+    device = next(d for d in clmodes.devices()
+                  if selector.lower() in d.label.lower() and clmodes.usability(d).usable)
+    for p, platform in enumerate(cl.get_platforms()):
+        for i, found in enumerate(platform.get_devices()):
+            if found == device.cl_device:
+                return f"{p}:{i}"
+    raise AssertionError(f"{device.label} is not in pyopencl's list")
+
+
+def same_output(a: str, b: str) -> bool:
+    """The same lines, where a number in exponent notation below 1e-3 (the examples
+    print the error norm of unseeded random inputs: 1.3e-06 in one plain run, 9.6e-07 in
+    the next) reads as "small" in both."""
+    def small(text: str) -> str:
+        return re.sub(r"-?\d+\.\d+e[-+]\d+",
+                      lambda m: "<small>" if abs(float(m.group())) < 1e-3 else m.group(), text)
+    return small(a) == small(b)
+
+
+def plain(script: Path, ctx: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(script), *args], cwd=script.parent,
+                          env=environment(None, PYOPENCL_CTX=ctx), capture_output=True,
+                          text=True, timeout=600)
+
+
+def run(store: Path, ctx: str, *args: str) -> subprocess.CompletedProcess:
+    return run_cli(store, "run", *args, PYOPENCL_CTX=ctx)
+
+
+@pytest.mark.parametrize("runtime", sorted(RUNTIMES))
+def test_examples_unchanged_start_warm_here_and_from_a_bundle(tmp_path: Path, runtime: str):
+    ctx = pyopencl_ctx(runtime)
+    first, second = tmp_path / "first", tmp_path / "second"
+    for name in EXAMPLES:
+        script = CORPUS / name
+        alone = plain(script, ctx)
+        assert alone.returncode == 0, alone.stderr
+        cold = run(first, ctx, "--report", str(tmp_path / "cold.json"), str(script))
+        assert cold.returncode == 0 and same_output(cold.stdout, alone.stdout), (
+            cold.stdout, alone.stdout, cold.stderr)
+        report = json.loads((tmp_path / "cold.json").read_text())
+        assert report["compilation"]["compiled"] >= 1 and report["persisted"] >= 1, name
+        warm = run(first, ctx, "--strict", "--report", str(tmp_path / "warm.json"), str(script))
+        assert warm.returncode == 0 and same_output(warm.stdout, alone.stdout), (
+            warm.stdout, alone.stdout, warm.stderr)
+        report = json.loads((tmp_path / "warm.json").read_text())
+        assert report["built"] == [] and report["compilation"]["compiled"] == 0, name
+        assert report["compilation"]["loaded"] >= 1, name
+    bundle = tmp_path / "programs.clmb"
+    assert run_cli(first, "bundle", "export", str(bundle)).returncode == 0
+    assert run_cli(second, "bundle", "import", str(bundle), "--allow-unsigned").returncode == 0
+    for name in EXAMPLES:
+        shipped = run(second, ctx, "--strict", str(CORPUS / name))
+        assert shipped.returncode == 0, f"{name}: {shipped.stderr}"
+
+
+def test_status_arguments_and_strict_on_a_cold_store(tmp_path: Path):
+    ctx = pyopencl_ctx("intel")
+    script = tmp_path / "exit_with.py"
+    script.write_text(EXIT_WITH)
+    alone = plain(script, ctx, "3")
+    ran = run(tmp_path / "store", ctx, str(script), "3")
+    assert (ran.returncode, ran.stdout) == (alone.returncode, alone.stdout) == (3, alone.stdout)
+    assert "sum 56.0 ['3']" in ran.stdout
+    strict = run(tmp_path / "cold", ctx, "--strict", str(script), "0")
+    assert strict.returncode == 1 and strict.stdout == plain(script, ctx, "0").stdout
+    lines = [x for x in strict.stderr.splitlines() if x.startswith("clmodes run --strict: ")]
+    assert lines and all("built from source" in x for x in lines), strict.stderr
+    again = run(tmp_path / "cold", ctx, "--strict", str(script), "0")
+    assert again.returncode == 0, again.stderr
+    missing = run(tmp_path / "store", ctx, str(tmp_path / "nowhere.py"))
+    assert missing.returncode == 2 and missing.stderr.strip().splitlines() == [
+        f"clmodes: clmodes run: no such script: {tmp_path / 'nowhere.py'}"]
