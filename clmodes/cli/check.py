@@ -13,6 +13,7 @@ from clmodes.checking import check
 from clmodes.execution.statistics import OutsideStatistics
 from clmodes.cli.devices import select_device
 from clmodes.cli.render import emit
+from clmodes.cli.workload_output import to_stderr
 from clmodes.cli.remote import configure_remote
 from clmodes.pyopencl_hooks.outside import summary
 from clmodes.runtime import default_runtime, default_store
@@ -28,7 +29,8 @@ def run_check(args: argparse.Namespace) -> int:
     select_device(args)
     configure_remote(args)
     workload = load_workload(args.workload)
-    report = check(workload)
+    with to_stderr(args.json):
+        report = check(workload)
     store = default_store()
     where = f"{store.requested} (no store there)" if store.in_memory else store.location
     emit(args.json, {"workload": args.workload, "store": where, **report.as_dict()},

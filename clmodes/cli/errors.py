@@ -13,10 +13,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import re
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
+
+import pyopencl
 
 from clmodes.errors import ClmodesError, KernelBuildError
 from clmodes.store import Store
@@ -74,6 +77,20 @@ def build_error_text(error: KernelBuildError) -> str:
     return "\n".join([head, *(shown or ["  (the compiler wrote no log)"])])
 
 
+def pyopencl_build_error_text(error: Exception) -> str:
+    """A pyopencl program of the workload that failed to build (pyopencl's own error,
+    raised through the build hook): one line with the device and the compiler's first
+    error, where a traceback of 38 lines ended in pyopencl's three-times-repeated
+    "clBuildProgram failed"."""
+    text = str(error)
+    device = re.search(r"<pyopencl\.Device '([^']*)' on '([^']*)'", text)
+    where = f" on {device.group(2)} / {device.group(1).strip()}" if device else ""
+    errors = [line.strip() for line in text.splitlines() if re.search(r"\berror\b", line)]
+    first = errors[0] if errors else "the compiler wrote no error line"
+    more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+    return f"clmodes: a pyopencl program of the workload failed to build{where}: {first}{more}"
+
+
 class Terminated(BaseException):
     """SIGTERM, raised where the command was (`terminated_raises`), so that it unwinds
     like Ctrl-C: deferred writes dropped, published decisions withdrawn, one line."""
@@ -120,6 +137,11 @@ def _run_interruptible(verb: Callable[[argparse.Namespace], int], args: argparse
         return verb(args)
     except KernelBuildError as error:
         print(build_error_text(error), file=sys.stderr)
+        return USER_ERROR
+    except pyopencl.RuntimeError as error:
+        if "BUILD_PROGRAM_FAILURE" not in str(error):
+            raise
+        print(pyopencl_build_error_text(error), file=sys.stderr)
         return USER_ERROR
     except ClmodesError as error:
         print(one_line(error), file=sys.stderr)

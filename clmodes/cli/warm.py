@@ -18,6 +18,7 @@ from clmodes.workload import load_workload
 from clmodes.errors import StoreNotPersistentError
 from clmodes.cli.render import emit, warm_text
 from clmodes.cli.remote import configure_remote
+from clmodes.cli.workload_output import to_stderr
 
 
 def run_warm(args: argparse.Namespace) -> int:
@@ -29,7 +30,8 @@ def run_warm(args: argparse.Namespace) -> int:
     try:
         # Progress goes to standard error, and only on a terminal (`TerminalProgress`), so
         # `--json` on standard output never mixes with it; `-q` turns it off.
-        with open(os.devnull, "w") if args.quiet else contextlib.nullcontext(sys.stderr) as shown:
+        with open(os.devnull, "w") if args.quiet else contextlib.nullcontext(sys.stderr) as shown, \
+                to_stderr(args.json):
             statistics = warm(workload, progress=shown, allow_memory=args.allow_memory,
                               sign=args.sign)
     except StoreNotPersistentError as error:

@@ -123,3 +123,26 @@ def test_a_check_never_writes_the_store_it_checks(tmp_path: Path, device: str):
     assert _files(tmp_path) == before
     again, report_again = _check(tmp_path, device)
     assert (again, report_again["misses"]) == (code, report["misses"])
+
+
+def test_json_reports_parse_when_the_workload_writes_to_standard_output(tmp_path: Path,
+                                                                         device: str):
+    """The workload's prints (Python's and descriptor 1's) go to standard error while a
+    `--json` report owns standard output."""
+    workload = "support.checked:printing_workload"
+    for verb in ("warm", "check"):
+        out = run_cli(tmp_path, verb, workload, "--json", CLMODES_DEVICE=device)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["workload"] == workload
+        assert "step 1 of 1" in out.stderr and "written to descriptor 1" in out.stderr
+    plain = run_cli(tmp_path, "check", workload, CLMODES_DEVICE=device)
+    assert "step 1 of 1" in plain.stdout  # without --json the workload's output is as it was
+
+
+def test_a_pyopencl_build_error_under_warm_is_one_line(tmp_path: Path, device: str):
+    out = run_cli(tmp_path, "warm", "support.checked:broken_pyopencl_workload",
+                  CLMODES_DEVICE=device)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    [line] = [x for x in out.stderr.splitlines() if x.startswith("clmodes: ")]
+    assert "a pyopencl program of the workload failed to build on" in line
+    assert "undefined_thing" in line

@@ -63,3 +63,20 @@ def unadopted_workload() -> None:
     cl.Program(context, UNADOPTED).build().unadopted_square(queue, (64,), None, x.data)
     ElementwiseKernel(context, "float *x", "x[i] = x[i] + 1", "unadopted_plus")(x)
     assert float(x.get()[3]) == 10.0
+
+
+def printing_workload() -> None:
+    """A workload that talks on standard output, from Python and from the descriptor (as a
+    compiler's "4 warnings generated." does), around an ordinary launch."""
+    print("step 1 of 1")
+    os.write(1, b"written to descriptor 1\n")
+    workload()
+
+
+def broken_pyopencl_workload() -> None:
+    """A pyopencl program of the workload's own that does not compile."""
+    import pyopencl as cl
+
+    stream = clmodes.client().stream()
+    cl.Program(stream.context, "__kernel void broken(__global float* x)"
+                               " { x[0] = undefined_thing; }").build()
