@@ -128,7 +128,10 @@ def _match(found: list[Device], selector: object) -> list[Device]:
         raise NoDeviceError(f"no OpenCL device with index {index}; found {listing}")
     matches = [d for d in found if text.lower() in f"{d.label} / {d.fingerprint.vendor}".lower()]
     if not matches:
+        # Devices were found: the selector is what is wrong, not the machine (a typo,
+        # `--device intl`, was told to install an OpenCL runtime).
         raise NoDeviceError(
-            f"no OpenCL device matches {text!r}; found {listing}; {INSTALL_HINT}"
+            f"no OpenCL device matches {text!r}; found {listing}; name one by its index or "
+            "by a part of its label"
         )
     return matches

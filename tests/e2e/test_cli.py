@@ -32,6 +32,8 @@ def test_unknown_device_is_one_line_error():
     assert out.returncode == 2
     assert out.stderr.startswith("clmodes: no OpenCL device matches")
     assert "Traceback" not in out.stderr
+    # the devices found are listed, and a machine that has some is not told to install one
+    assert "found 0: " in out.stderr and "install an OpenCL runtime" not in out.stderr
 
 
 BROKEN_WORKLOAD = '''
