@@ -9,10 +9,13 @@ launch that needs it happens.
 
 The trap: a pyopencl program on a context clmodes does not manage never reaches the
 store, so it cannot miss; counting only misses, a check passed code it never saw ("0
-compiled", while pyopencl compiled 3 programs from source). So the pyopencl hooks are put
-in place before the workload runs (a program that makes its own context may create no
-clmodes client at all), and every program built and every kernel launched outside
-clmodes fails the check, by name (`pyopencl_hooks.outside`).
+compiled", while pyopencl compiled 3 programs from source). So a check adopts every
+one-device context a source program is built on, as `clmodes run` does
+(`running.adopting`, which puts the pyopencl hooks in place before the workload runs: a
+program that makes its own context may create no clmodes client at all): each such
+program is served by the store or is a miss, by name, and a program `clmodes run` warmed
+passes. What still cannot be adopted (a context of several devices) is built and run
+outside clmodes and fails the check, by name (`pyopencl_hooks.outside`).
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ from clmodes.execution import (
 )
 from clmodes.execution.misses import Miss
 from clmodes.execution.statistics import OutsideStatistics
-from clmodes.pyopencl_hooks import install as install_hooks
 from clmodes.pyopencl_hooks import outside
+from clmodes.running import adopting
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,10 +64,9 @@ class CheckReport:
 
 def check(workload: Callable[[], object]) -> CheckReport:
     """Run `workload` in EXECUTE, noting every miss; the caller decides what fails."""
-    install_hooks()
     collector = StatisticsCollector()
     started = time.perf_counter()
-    with misses.noting() as found, outside.watching() as elsewhere, \
+    with adopting(), misses.noting() as found, outside.watching() as elsewhere, \
             ProcessModeOverride(ProcessMode.EXECUTE, collector):
         workload()
     statistics = dataclasses.replace(StatisticsReader(collector).statistics(),
