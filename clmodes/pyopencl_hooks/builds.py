@@ -43,11 +43,11 @@ def make_build(original: Build) -> Build:
 
     def build(self: cl.Program, options: Any = None, devices: Any = None,
               cache_dir: Any = None) -> cl.Program:
-        owner = _owner(self)
+        context = _source_context(self)  # before a build replaces `_prg`
+        owner = None if context is None else registry.owner_or_adopted(context)
         if owner is None:
-            unmanaged = _unmanaged_source(self)  # before the build replaces `_prg`
             built = original(self, options, devices, cache_dir)
-            if unmanaged and outside.WATCHERS.live:
+            if context is not None and outside.WATCHERS.live:  # a source program outside
                 outside.note_built(_kernel_names(built))
             return built
         source = self.__dict__["_source"]
@@ -66,14 +66,6 @@ def make_build(original: Build) -> Build:
     return build
 
 
-def _unmanaged_source(program: cl.Program) -> bool:
-    """A source program on a context clmodes does not manage (not a program holding
-    binaries: clmodes' servers load their own batches that way)."""
-    state = program.__dict__
-    return (state.get("_prg") is None and "_source" in state and "_context" in state
-            and registry.owner_of(state["_context"]) is None)
-
-
 def _kernel_names(program: cl.Program) -> list[str]:
     """The kernels of a built program, by name (none if the driver will not say)."""
     try:
@@ -83,12 +75,14 @@ def _kernel_names(program: cl.Program) -> list[str]:
     return [name for name in str(names).split(";") if name]
 
 
-def _owner(program: cl.Program) -> "registry.SourcePrograms | None":
-    """The managed device programs `program` goes to, or None to leave it alone.
+def _source_context(program: cl.Program) -> cl.Context | None:
+    """The context of a source program not built yet, or None for what the hook leaves
+    alone whatever its context: a program that already holds an OpenCL program
+    (binaries: clmodes' servers load their own batches that way).
 
     Read through `__dict__`: `Program.__getattr__` would answer a missing attribute by
     asking the driver for a kernel of that name."""
     state = program.__dict__
     if state.get("_prg") is not None or "_source" not in state or "_context" not in state:
         return None
-    return registry.owner_or_adopted(state["_context"])
+    return state["_context"]
