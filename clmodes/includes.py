@@ -113,6 +113,8 @@ class _Walk:
 
     digest: str
     probes: tuple[tuple[str, Stamp | None], ...]
+    files: tuple[str, ...] = ()  # every file found, once each, in the order met
+    size: int = 0  # their bytes together
 
 
 _files: dict[str, _File] = {}
@@ -167,6 +169,8 @@ class _Walker:
         self.pending: list[tuple[str | None, tuple[Directive, ...]]] = []
         self.macros: list[tuple[str | None, str]] = []  # (including folder, NAME)
         self.named: dict[str, set[Directive]] = {}
+        self.files: list[str] = []
+        self.size = 0
         for name, value in defines.items():
             expanded = directives(f"#include {value}") if value else ()
             if expanded and expanded[0][0] != "macro":
@@ -205,6 +209,8 @@ class _Walker:
         self.parts.append([*directive, hit[1].digest if hit else None])
         if hit is not None and hit[1].stamp[2:] not in self.seen and len(self.seen) < _MAX_FILES:
             self.seen.add(hit[1].stamp[2:])
+            self.files.append(hit[0])
+            self.size += hit[1].stamp[0]
             self.visit(os.path.dirname(hit[0]), hit[1].directives, hit[1].names)
 
     def digest(self, source: str) -> str:
@@ -228,19 +234,31 @@ def included_digest(source: str, options: Iterable[str],
                     defines: Mapping[str, str | None]) -> str | None:
     """A digest of every file `source` may include (recursively), by content; None when
     it has no `#include` at all (its key is then what it always was)."""
-    top = directives(source)
-    if not top:
+    walk = _walk(source, options, defines)
+    return None if walk is None else walk.digest
+
+
+def included_files(source: str, options: Iterable[str],
+                   defines: Mapping[str, str | None]) -> tuple[tuple[str, ...], int]:
+    """Every file `source` may include (the scan's superset, each once) and their bytes
+    together: what preparing the source for a batch has to read (`batch.costs`)."""
+    walk = _walk(source, options, defines)
+    return ((), 0) if walk is None else (walk.files, walk.size)
+
+
+def _walk(source: str, options: Iterable[str], defines: Mapping[str, str | None]) -> _Walk | None:
+    if not directives(source):
         return None
     dirs = [*include_dirs(options), *pyopencl_include_dirs()]
     memo = (source, tuple(dirs))
     known = _walks.get(memo)
     if known is not None and all(_stamp(path) == stamp for path, stamp in known.probes):
-        return known.digest
+        return known
     walker = _Walker(dirs, defines)
-    digest = walker.digest(source)
+    walk = _Walk(walker.digest(source), tuple(walker.probes), tuple(walker.files), walker.size)
     if not walker.reads_defines and all(s is None or _settled(s) for _, s in walker.probes):
         with _lock:
             if len(_walks) > _MAX_FILES:
                 _walks.clear()
-            _walks[memo] = _Walk(digest, tuple(walker.probes))
-    return digest
+            _walks[memo] = walk
+    return walk

@@ -29,7 +29,7 @@ import pyopencl as cl
 from clmodes import programs, pyopencl_hooks
 from clmodes.building import BUILD_OPTIONS, build_batch, build_log
 from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, plan
-from clmodes.batch.limits import max_units
+from clmodes.batch.limits import build_fixed_s, max_units
 from clmodes.batch.unit import Unit, prepare_asking
 from clmodes.compiler_probe import CompilerProbe
 from clmodes.device import Device
@@ -131,8 +131,9 @@ class DeviceServer:
             remaining = self._load_stored(kernels, store)
             if remaining and not self._report_misses(remaining, store):
                 return
-            for batch in plan(remaining, self.macros_for, max_units(self.device.platform_name),
-                              self.compiler.ask):
+            platform = self.device.platform_name
+            for batch in plan(remaining, self.macros_for, max_units(platform),
+                              self.compiler.ask, build_fixed_s(platform)):
                 self._build_isolating(batch, remaining)
 
     def _report_misses(self, kernels: list[Kernel], store: Store) -> bool:

@@ -14,10 +14,12 @@ import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable
 
+from clmodes.batch.costs import ALL_ENV, too_costly
 from clmodes.batch.predefined import CompilerMacros
 from clmodes.batch.symbols import raw_typedefs
 from clmodes.batch.tokens import tokenize
 from clmodes.batch.unit import Ask, PreparedUnit, Unit, compile_options, prepare, settle
+from clmodes.includes import included_files
 from clmodes.kernel import Kernel
 
 # Bump when the text a batch renders changes: a stored binary of an older rendering is
@@ -113,28 +115,57 @@ def _typedefs(unit: Unit) -> dict[str, str | None]:
     return raw_typedefs(tokenize(text)) if "typedef" in text else {}
 
 
+def _too_costly(unit: Unit, cost_s: float, fixed_s: float) -> PreparedUnit:
+    """A unit whose preparation costs more than batching it saves (`batch.costs`): built
+    alone from its own text, never preprocessed. Its typedefs are read from its text and
+    its headers' unpreprocessed (`raw_typedefs`: a name typedef'd differently in two
+    branches is left unknown, never guessed)."""
+    files, _size = included_files(unit.source, unit.options, dict(unit.defines))
+    texts = [unit.render_alone(), *(_read_text(path) for path in files)]
+    aliases = raw_typedefs(tokenize("\n".join(texts))) if any("typedef" in t for t in texts) else {}
+    reason = (f"preparing it would cost about {cost_s:.2f} s, batching saves at most "
+              f"{fixed_s:.2f} s (${ALL_ENV}=1 batches it anyway)")
+    return PreparedUnit(unit, None, reason, tuple(aliases.items()))
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
 def plan(
     kernels: Iterable[Kernel],
     macros_for: Callable[[tuple[str, ...]], CompilerMacros],
     max_units: int,
     ask: Ask | None = None,
+    fixed_s: float | None = None,
 ) -> list[Batch]:
     """The builds that obtain `kernels`: batches of at most `max_units`, then the units
     that must build alone. `ask`: the device's compiler, for the predefined names some
     units read (`compiler_probe`): one probe per options and round serves the whole
-    queue, and each unit is prepared once, with the last answers (`settle`)."""
+    queue, and each unit is prepared once, with the last answers (`settle`). `fixed_s`:
+    one build's fixed cost on the device (`limits.build_fixed_s`); a unit whose
+    preparation would cost more than that builds alone unprepared (`batch.costs`; None:
+    every unit that can batch is prepared)."""
     units = {k.unit_key: Unit.of(k) for k in kernels}
     groups: dict[tuple[str, ...], list[PreparedUnit]] = {}
     alone: list[Batch] = []
     ordered = sorted(units.values(), key=lambda u: u.unit_key)
+    costly = too_costly(ordered, fixed_s) if fixed_s is not None else {}
     sharing: dict[tuple[str, ...], int] = {}
     for unit in ordered:
         options = compile_options(unit.options)
         sharing[options] = sharing.get(options, 0) + 1
-    preprocessed = [u for u in ordered if _preprocessed(u, sharing[compile_options(u.options)] == 1)]
+    preprocessed = [u for u in ordered if u.unit_key not in costly
+                    and _preprocessed(u, sharing[compile_options(u.options)] == 1)]
     # Every unit prepared once, with the compiler's last answers (`settle`).
     settled = settle(preprocessed, macros_for, ask)
-    prepared_units = {u.unit_key: _prepared(u, settled.get(u.unit_key)) for u in ordered}
+    prepared_units = {
+        u.unit_key: _too_costly(u, costly[u.unit_key], fixed_s or 0.0) if u.unit_key in costly
+        else _prepared(u, settled.get(u.unit_key)) for u in ordered}
     for unit in ordered:
         prepared = prepared_units[unit.unit_key]
         if prepared.batchable:

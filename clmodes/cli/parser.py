@@ -46,6 +46,8 @@ ENVIRONMENT = (
     ("CLMODES_REGISTER_RUNTIMES", "0: do not register Intel's CPU runtime from PyPI with the "
      "ICD loader (default 1, when OCL_ICD_VENDORS is unset)"),
     ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),
+    ("CLMODES_BATCH_ALL", "1: batch every unit that can batch, however much preparing it "
+     "costs (default: a unit whose preparation costs more than a build builds alone)"),
     ("CLMODES_CONFIG_DIR", "the config folder, holding trusted-keys/ (default: the user config dir)"),
     ("CLMODES_TRUSTED_KEYS", "public key files trusted at bundle import and for "
                              "$CLMODES_REMOTE's entries, os.pathsep-separated"),

@@ -39,6 +39,13 @@ from corpus import CASES, GROUPS, Buffer, Case, Image2D, Local, Sampler, Scalar
 MAX_TRIES = 4  # re-runs of an order-sensitive case, stopped early once a partner came first
 
 
+@pytest.fixture(autouse=True)
+def _batch_all(monkeypatch):
+    """These tests are about what batching computes on real code: every unit is batched,
+    whatever preparing it costs (`batch.costs` would build some big units alone)."""
+    monkeypatch.setenv("CLMODES_BATCH_ALL", "1")
+
+
 def _case_params(cases):
     return [pytest.param(c, id=c.id, marks=[pytest.mark.oclgrind] if c.oclgrind else [])
             for c in cases]

@@ -21,6 +21,13 @@ from support import fresh
 TARGET_BUILDS = {"arrayfire": 1, "clblast": 3, "pyopencl": 1, "clpeak": 1}
 
 
+@pytest.fixture(autouse=True)
+def _batch_all(monkeypatch):
+    """These tests are about what batching computes on real code: every unit is batched,
+    whatever preparing it costs (`batch.costs` would build some big units alone)."""
+    monkeypatch.setenv("CLMODES_BATCH_ALL", "1")
+
+
 def _runnable(case: LibraryCase, device: cl.Device) -> bool:
     return "fp64" not in case.requires or "cl_khr_fp64" in device.extensions.split()
 
