@@ -153,6 +153,11 @@ def _key_text(k: dict[str, Any]) -> str:
                      f"({k['cost']['bytes_moved']:.4g} bytes, {k['cost']['flops']:.4g} FLOPs)")
     if k["grade"] != "exact":
         lines.append(f"  answer graded {grade(k)}: measured on {', '.join(k['graded_from'])}")
+    if k["final"]:
+        lines.append(f"  decided by a final of {k['final']['rounds']} paired rounds between "
+                     f"{len(k['final']['order'])} finalists (lowest median of paired ratios)")
+    if k["runner_up_not_chosen"]:
+        lines.append(f"  runner-up {k['runner_up']}: {k['runner_up_not_chosen']['text']}")
     if k["verified"]:
         lines.append("  " + _verified_line(k["verified"]))
     if k["inputs_replaced"]:
