@@ -65,7 +65,20 @@ def list_text(r: dict[str, Any]) -> str:
         lines.append(model)
         rows = [_list_row(e, scale) for e in entries if e["model"] == model]
         lines.extend(table(*fitted(headers, rows, columns, cut=(1, 2, 4, 0))))
+        lines.extend(_not_chosen_lines([e for e in entries if e["model"] == model], scale, unit))
     return "\n".join(lines)
+
+
+def _not_chosen_lines(entries: list[dict[str, Any]], scale: float, unit: str) -> list[str]:
+    """A line under the table for each runner-up faster by median than its winner (its
+    cell starts with "* "): why it was not chosen, from the record's final."""
+    lines = []
+    for e in entries:
+        note = e.get("runner_up_not_chosen")
+        if note:
+            lines.append(f"  * {e['tunable']} {e['key']}: runner-up {e['runner_up']} "
+                         f"{number(e['runner_up_median_s'], scale)} {unit} ({note['text']})")
+    return lines
 
 
 def fitted(headers: Sequence[str], rows: Sequence[Sequence[str]], columns: int,
@@ -91,7 +104,8 @@ def _list_row(e: dict[str, Any], scale: float) -> list[str]:
     runner = "-"
     if e["runner_up"] is not None:
         ratio = e["runner_up_ratio"]
-        runner = e["runner_up"] + (f" ({ratio - 1:+.1%})" if ratio is not None else "")
+        marked = "* " if e.get("runner_up_not_chosen") else ""  # first: a cut keeps it
+        runner = marked + e["runner_up"] + (f" ({ratio - 1:+.1%})" if ratio is not None else "")
     configs = f"{e['measured']}/{e['configs']}"
     roofline = "-" if e["roofline"] is None else f"{e['roofline']:.0%}"
     return [e["tunable"], e["key"], e["winner"], number(e["winner_median_s"], scale), runner,
@@ -139,6 +153,11 @@ def _key_text(k: dict[str, Any]) -> str:
                      f"({k['cost']['bytes_moved']:.4g} bytes, {k['cost']['flops']:.4g} FLOPs)")
     if k["grade"] != "exact":
         lines.append(f"  answer graded {grade(k)}: measured on {', '.join(k['graded_from'])}")
+    if k["final"]:
+        lines.append(f"  decided by a final of {k['final']['rounds']} paired rounds between "
+                     f"{len(k['final']['order'])} finalists (lowest median of paired ratios)")
+    if k["runner_up_not_chosen"]:
+        lines.append(f"  runner-up {k['runner_up']}: {k['runner_up_not_chosen']['text']}")
     if k["verified"]:
         lines.append("  " + _verified_line(k["verified"]))
     if k["inputs_replaced"]:

@@ -110,6 +110,59 @@ class SpreadInfo:
 
 
 @dataclasses.dataclass(frozen=True)
+class Rivalry:
+    """One finalist against the winner over the final's rounds that timed both."""
+
+    slower: int  # rounds in which its sample was slower than the winner's
+    rounds: int  # rounds that timed both
+
+    @classmethod
+    def from_json(cls, value: object) -> Rivalry | None:
+        if not isinstance(value, dict):
+            return None
+        slower, rounds = count(value.get("slower")), count(value.get("rounds"))
+        if slower is None or rounds is None or slower > rounds:
+            return None
+        return cls(slower, rounds)
+
+
+@dataclasses.dataclass(frozen=True)
+class FinalInfo:
+    """The final that decided the winner (`tune.finals`), as the record keeps it.
+
+    Why kept: the winner is the final's (the lowest median of paired ratios), and the
+    finalists' medians are of the final's samples while every other candidate's is of
+    its own earlier race; without this, a runner-up whose median is lower than the
+    winner's reads as a wrong decision, and nothing in the record said why it is not."""
+
+    order: tuple[str, ...]  # the finalists, the winner first (by score)
+    rounds: int  # paired rounds the final ran
+    scores: Mapping[str, float] = dataclasses.field(default_factory=dict)  # median ratio
+    against_winner: Mapping[str, Rivalry] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, value: object) -> FinalInfo | None:
+        if not isinstance(value, dict):
+            return None
+        order, rounds = texts(value.get("order")), count(value.get("rounds"))
+        if not order or rounds is None:
+            return None
+        scores = value.get("scores")
+        rivals = value.get("against_winner")
+        return cls(order, rounds,
+                   {str(k): found for k, v in scores.items() if (found := number(v)) is not None}
+                   if isinstance(scores, dict) else {},
+                   {str(k): rival for k, v in rivals.items()
+                    if (rival := Rivalry.from_json(v)) is not None}
+                   if isinstance(rivals, dict) else {})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"order": list(self.order), "rounds": self.rounds, "scores": dict(self.scores),
+                "against_winner": {name: dataclasses.asdict(r)
+                                   for name, r in self.against_winner.items()}}
+
+
+@dataclasses.dataclass(frozen=True)
 class TuneRecord:
     """One key's decision. `measurements` holds the timed candidates, fastest first;
     `dropped` the others' reasons; `identities` is None in a record that has none
@@ -130,6 +183,7 @@ class TuneRecord:
     measured_at: float | None = None
     clmodes: str | None = None  # the version that made it
     spread: SpreadInfo | None = None
+    final: FinalInfo | None = None  # None: no final (one contender) or an older record
     roofline: float | None = None  # the winner's fraction of the roofline
     cost: Cost | None = None
     version: int = RECORD_VERSION
@@ -188,6 +242,7 @@ class TuneRecord:
             inputs_replaced=texts(obj.get("inputs_replaced")), check=CheckInfo.from_json(obj.get("check")),
             tune_seconds=number(obj.get("tune_seconds")), measured_at=number(obj.get("measured_at")),
             clmodes=text(obj.get("clmodes")), spread=SpreadInfo.from_json(obj.get("spread")),
+            final=FinalInfo.from_json(obj.get("final")),
             roofline=number(obj.get("roofline")), cost=Cost.from_json(obj.get("cost")),
             version=count(obj.get("record_version")) or 0,
             grade=text(obj.get("grade")) or "exact", graded_from=texts(obj.get("graded_from")),
@@ -209,7 +264,7 @@ class TuneRecord:
                      "measured_at", "clmodes", "roofline"):
             if getattr(self, name) is not None:
                 found[name] = getattr(self, name)
-        for name in ("check", "spread"):
+        for name in ("check", "spread", "final"):
             if getattr(self, name) is not None:
                 found[name] = getattr(self, name).to_json()
         if self.cost is not None:
@@ -266,4 +321,4 @@ def _dropped(value: object) -> dict[str, CandidateMeasurement]:
 
 
 __all__ = ["RECORD_VERSION", "CandidateMeasurement", "CheckInfo", "Cost", "MalformedRecord",
-           "Outcome", "SpreadInfo", "TuneRecord", "decoded"]
+           "FinalInfo", "Outcome", "Rivalry", "SpreadInfo", "TuneRecord", "decoded"]

@@ -39,6 +39,7 @@ import statistics
 from collections.abc import Callable, Mapping
 
 from clmodes.measure import executing
+from clmodes.records.tune import FinalInfo, Rivalry
 from clmodes.stream import Stream
 from clmodes.tune.racing import (Candidate, Measurement, RacePolicy, real_timing, sample,
                                  warm_up_timing)
@@ -120,6 +121,18 @@ class Final:
     order: list[str]
     measurements: dict[str, Measurement]
     rounds: list[Round]
+
+    def info(self) -> FinalInfo | None:
+        """What the record keeps of it (None when no finalist was timed): the order, the
+        rounds, each finalist's score and its rounds against the winner, so that a
+        reader can say why a finalist with the lower median did not win."""
+        if not self.order:
+            return None
+        leader, found = self.order[0], scores(self.rounds, self.order)
+        rivals = {name: Rivalry(sum(ratio > 1.0 for ratio in ratios), len(ratios))
+                  for name in self.order[1:]
+                  if (ratios := paired(self.rounds, name, leader))}
+        return FinalInfo(tuple(self.order), len(self.rounds), found, rivals)
 
 
 def run_final(candidates: Mapping[str, Candidate], stream: Stream, args: tuple[object, ...],

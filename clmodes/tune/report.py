@@ -16,6 +16,7 @@ or *unknown* (a record from before clmodes wrote the host).
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import logging
 import platform
@@ -25,7 +26,7 @@ from typing import Any
 from clmodes.errors import ClmodesError
 from clmodes.store import FORMAT_VERSION, Store, TuneRow
 from clmodes.records.measurement import CandidateMeasurement, Outcome, outcome_of_reason
-from clmodes.records.tune import Cost, TuneRecord
+from clmodes.records.tune import Cost, FinalInfo, TuneRecord
 
 log = logging.getLogger("clmodes")
 
@@ -115,6 +116,74 @@ class DroppedCandidate:
                 "summary": self.summary}
 
 
+class NotChosen(enum.Enum):
+    """Why a runner-up whose median is below the winner's did not win, as the record
+    shows it. The winner is the final's (`tune.finals`: the lowest median of paired
+    ratios), so a lower median is not a lower score:"""
+
+    LOST_FINAL = "lost-final"  # it met the winner in the final and scored worse there
+    NOT_IN_FINAL = "not-in-final"  # its median is of its own, earlier race
+    UNRECORDED = "unrecorded"  # a record without the final (older, or none ran)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunnerUpNote:
+    """Why the runner-up, faster than the winner by median, was not chosen: the reason
+    and the record's numbers behind it (`text` says it in words)."""
+
+    reason: NotChosen
+    faster: float  # 0.063: its median 6.3% below the winner's
+    final_rounds: int | None = None  # paired rounds of the final
+    slower_rounds: int | None = None  # of the rounds that timed both, those it was slower
+    shared_rounds: int | None = None
+    score: float | None = None  # its median paired ratio in the final (lower: faster)
+    winner_score: float | None = None
+
+    @property
+    def text(self) -> str:
+        """"6.3% faster by median; not chosen: lost the final, slower than the winner in
+        3 of 5 paired rounds (paired score 1.02 against 0.99)"."""
+        return f"{self.faster:.1%} faster by median; not chosen: {self._why()}"
+
+    def _why(self) -> str:
+        if self.reason is NotChosen.LOST_FINAL:
+            rounds = (f", slower than the winner in {self.slower_rounds} of "
+                      f"{self.shared_rounds} paired rounds" if self.shared_rounds else "")
+            scores = (f" (paired score {self.score:.3g} against the winner's "
+                      f"{self.winner_score:.3g})"
+                      if self.score is not None and self.winner_score is not None else "")
+            return f"lost the final{rounds}{scores}"
+        if self.reason is NotChosen.NOT_IN_FINAL:
+            return (f"it was not a finalist; its median is from its own earlier race, the "
+                    f"winner's from the final's {self.final_rounds} paired rounds")
+        return ("unknown: the record does not keep the final that chose the winner "
+                "(made before clmodes kept it)")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"reason": self.reason.value, "text": self.text, "faster": self.faster,
+                "final_rounds": self.final_rounds, "slower_rounds": self.slower_rounds,
+                "shared_rounds": self.shared_rounds, "score": self.score,
+                "winner_score": self.winner_score}
+
+
+def runner_up_note(winner: str, runner_up: str, ratio: float | None,
+                   final: FinalInfo | None) -> RunnerUpNote | None:
+    """Why `runner_up` (median `ratio` times the winner's) is not the winner, when it is
+    faster by median; None when it is not (nothing to explain)."""
+    if ratio is None or ratio >= 1.0:
+        return None
+    faster = 1.0 - ratio
+    if final is None or final.order[0] != winner:
+        return RunnerUpNote(NotChosen.UNRECORDED, faster)
+    if runner_up not in final.order:
+        return RunnerUpNote(NotChosen.NOT_IN_FINAL, faster, final_rounds=final.rounds)
+    rival = final.against_winner.get(runner_up)
+    return RunnerUpNote(NotChosen.LOST_FINAL, faster, final_rounds=final.rounds,
+                        slower_rounds=rival.slower if rival else None,
+                        shared_rounds=rival.rounds if rival else None,
+                        score=final.scores.get(runner_up), winner_score=final.scores.get(winner))
+
+
 @dataclasses.dataclass(frozen=True)
 class TunedKey:
     """One tune entry: a key of a tunable on a device model, its winner and candidates.
@@ -149,6 +218,7 @@ class TunedKey:
     grade: str = "exact"
     graded_from: tuple[str, ...] = ()
     verified: dict[str, Any] | None = None
+    final: FinalInfo | None = None  # the final that chose the winner (`tune.finals`)
     remote: bool = False  # read through a team's remote (`Store.remote_tune_keys`)
 
     @property
@@ -172,6 +242,14 @@ class TunedKey:
         if best is None or second is None or best.median_s <= 0:
             return None
         return second.median_s / best.median_s
+
+    @property
+    def runner_up_note(self) -> RunnerUpNote | None:
+        """Why the runner-up did not win although its median is lower; None otherwise."""
+        second = self.runner_up
+        if second is None:
+            return None
+        return runner_up_note(self.winner, second.name, self.runner_up_ratio, self.final)
 
     @property
     def configs(self) -> int:
@@ -206,6 +284,7 @@ class TunedKey:
             "inputs_replaced": list(self.inputs_replaced), "check": self.check,
             "grade": self.grade, "graded_from": list(self.graded_from),
             "verified": self.verified,
+            "runner_up_not_chosen": note.as_dict() if (note := self.runner_up_note) else None,
         }
 
     def details(self) -> dict[str, Any]:
@@ -216,6 +295,7 @@ class TunedKey:
             "dropped_candidates": [d.as_dict() for d in self.dropped],
             "cost": dataclasses.asdict(self.cost) if self.cost else None,
             "roofline_s": self.cost.roofline_s if self.cost else None,
+            "final": self.final.to_json() if self.final else None,
         }
 
 
@@ -293,6 +373,7 @@ def entry_of(row: TuneRow) -> TunedKey | None:
         check=record.check.to_json() if record.check else None,
         grade=record.grade, graded_from=record.graded_from,
         verified=dict(record.verified) if record.verified is not None else None,
+        final=record.final,
     )
 
 

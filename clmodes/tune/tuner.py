@@ -41,7 +41,7 @@ from clmodes.tune.known import Known
 from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
 from clmodes.records.measurement import CandidateMeasurement
 from clmodes.tune.racing import Measurement, RacePolicy, race
-from clmodes.records.tune import TuneRecord
+from clmodes.records.tune import FinalInfo, TuneRecord
 from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
 from clmodes.tune.spending import Spending
@@ -77,6 +77,7 @@ class Tuner:
         self.races = 0
         self.gather_failures: dict[str, str] = {}
         self.replaced: list[Replaced] = []  # arguments measured on uniform values
+        self.final: FinalInfo | None = None  # what the record keeps of the final, if one ran
         self.checker = Checker(self.checking, self.stream, self.describe)
         self.known = Known(self.store, self.key[:3], self.measurer.node, self.checker.note)
         self.results = self.known.results
@@ -225,6 +226,7 @@ class Tuner:
             self.known.keep(name, self.results[name].identity,
                             self._measurement(measurement), race_index, node=self.measurer.node)
         self.known.decided = final.order
+        self.final = final.info()
 
     def _record(self) -> TuneRecord:
         ranked = self.known.ranked()
@@ -251,4 +253,5 @@ class Tuner:
             measured_at=time.time(),
             clmodes=__version__,
             spread=self.measurer.spread(),
+            final=self.final if self.final and self.final.order[0] == ranked[0] else None,
         )

@@ -23,7 +23,7 @@ import pytest
 
 import clmodes
 from clmodes import Kernel, Tunable, TuningSpace
-from clmodes.tune import Budget, Exhaustive, LocalSearch, RacePolicy
+from clmodes.tune import Budget, Exhaustive, LocalSearch, RacePolicy, report
 from clmodes.tune.finals import run_final
 from clmodes.tune.racing import race
 from clmodes.tune.timing import DeviceTimer, ReplayTimer, current, timing_with
@@ -179,3 +179,51 @@ def test_compile_and_autotune_builds_every_config_and_replays_their_times(stream
     assert len(timer.calls) == 99
     chosen = tunable.winner(stream, out_buffer(stream))
     assert within(chosen, min(timer.calls, key=TIMES.get))
+
+
+# -- what the record keeps of the final, and the plot of a replayed tune ------------------
+
+
+def replayed_entry(stream, own_store, configs: int = 24) -> report.TunedKey:
+    """A replayed GEMM tune's entry as `clmodes tune show|plot` read it from the store."""
+    name = f"replay-{uuid.uuid4().hex[:6]}"
+    tunable = replayed_tunable(name, LocalSearch(seed=0), budget=Budget(configs=configs))
+    with timing_with(ReplayTimer(TIMES, noise=0.08, seed=1)):
+        tunable(stream, out_buffer(stream))
+    (entry,) = report.tuned_keys(own_store, tunable=name)
+    return entry
+
+
+def test_the_record_keeps_the_final_that_chose_its_winner(stream, own_store):
+    entry = replayed_entry(stream, own_store)
+    final = entry.final
+    assert final is not None and final.order[0] == entry.winner and final.rounds >= 1
+    assert set(final.order) <= {m.name for m in entry.measured}
+    assert min(final.scores, key=final.scores.get) == entry.winner
+    for name in final.order[1:]:
+        rival = final.against_winner[name]
+        assert 0 <= rival.slower <= rival.rounds <= final.rounds
+    assert entry.details()["final"]["order"] == list(final.order)
+
+
+def test_the_plot_of_a_gemm_tune_keeps_every_text_inside_and_its_panel_wide(stream, own_store):
+    pytest.importorskip("matplotlib", reason="the 'plot' extra is not installed")
+    from clmodes.cli.plot import figure_for
+    from support.plots import MAIN_SHARE, MAIN_WIDTH, main_panel, main_shares, texts_outside
+
+    details = replayed_entry(stream, own_store).details()
+    assert max(len(c["name"]) for c in details["candidates"]) > 80  # GEMM's long names
+    figure = figure_for(details)
+    assert texts_outside(figure) == []
+    area, width = main_shares(figure)
+    assert area >= MAIN_SHARE and width >= MAIN_WIDTH, (area, width)
+    axes, part = main_panel(figure)
+    title = " ".join(part._suptitle.get_text().split())
+    for whole in (details["tunable"], details["key"], details["model"],
+                  f"winner c1 = {details['winner']}"):
+        assert whole in title
+    ticks = [t.get_text() for t in axes.get_yticklabels()]
+    assert ticks[0] == "c1  (winner)" and ticks[1:] == [f"c{i}" for i in range(2, len(ticks) + 1)]
+    key = " ".join(t.get_text() for t in figure.subfigs[1].texts)
+    winner = details["candidates"][0]["parameters"]
+    assert f"MWG={winner['MWG']} NWG={winner['NWG']}" in key and "(winner)" in key

@@ -56,6 +56,12 @@ SPREAD = {"nodes": (int, NONE), "measured_on": dict, "reraced_on": MAYBE_TEXT,
 CHECK = {"reference": MAYBE_TEXT, "candidates": (int, NONE), "seconds": MAYBE_NUMBER,
          "bytes_copied": (int, NONE)}
 
+NOT_CHOSEN = {"reason": one_of("lost-final", "not-in-final", "unrecorded"), "text": str,
+              "faster": NUMBER, "final_rounds": (int, NONE), "slower_rounds": (int, NONE),
+              "shared_rounds": (int, NONE), "score": MAYBE_NUMBER, "winner_score": MAYBE_NUMBER}
+
+FINAL = {"order": [str], "rounds": int, "scores": dict, "against_winner": dict}
+
 TUNE_SUMMARY = {
     "tunable": str, "key": str, "model": str, "device": MAYBE_TEXT, "winner": str,
     "winner_median_s": MAYBE_NUMBER, "runner_up": MAYBE_TEXT,
@@ -70,6 +76,8 @@ TUNE_SUMMARY = {
     "grade": one_of("exact", "family", "vendor", "across"),  # tune.nearest
     "graded_from": [str],
     "verified": lambda v: v is None or isinstance(v, dict),  # tune.verify
+    # why a runner-up faster by median was not chosen (tune.report.RunnerUpNote)
+    "runner_up_not_chosen": lambda v: v is None or check(v, NOT_CHOSEN) is None,
 }
 
 TUNE_LIST = {"store": str, "host": str, "unit": one_of("s"), "tunable": MAYBE_TEXT,
@@ -91,7 +99,8 @@ COST = {"bytes_moved": NUMBER, "flops": NUMBER, "bandwidth_gbps": NUMBER,
 
 TUNE_KEY = {**TUNE_SUMMARY, "statistic": str, "unit": one_of("s"), "candidates": [CANDIDATE],
             "dropped_candidates": [DROPPED], "cost": lambda v: v is None or check(v, COST) is None,
-            "roofline_s": MAYBE_NUMBER}
+            "roofline_s": MAYBE_NUMBER,
+            "final": lambda v: v is None or check(v, FINAL) is None}  # the final (tune.finals)
 
 TUNE_SHOW = {"store": str, "unit": one_of("s"), "keys": [TUNE_KEY]}
 

@@ -6,12 +6,19 @@ The store is a real (in-memory) SQLite store."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import platform
+from collections import Counter
 
 import pytest
 
+from clmodes.cli.tune_render import list_text
+from clmodes.records.measurement import CandidateMeasurement, Outcome
+from clmodes.records.tune import TuneRecord
+from clmodes.tune.finals import play
+from clmodes.tune.racing import RacePolicy
 from clmodes.store import FORMAT_VERSION, Store, StoreEntries, TuneRow
 from clmodes.tune import report, selecting
 
@@ -148,3 +155,81 @@ def test_a_candidate_dropped_for_its_output_reads_as_wrong_with_the_check():
     assert entry.check == {"reference": "slow", "candidates": 3, "seconds": None,
                            "bytes_copied": 4096}
     assert entry.summary()["check"] == entry.check
+
+
+# -- a runner-up faster by median than the winner: why it was not chosen ---------------
+
+# Two finalists timed round by round (ms): "slow-ish" loses two rounds by half, wins three
+# narrowly, so its median is 4% above the other's yet its paired score is the lower.
+PATTERN = {"TILE=16 local=8x8": [3.0, 3.0, 0.95, 1.0, 1.0],
+           "TILE=8 local=8x8": [3.1, 3.1, 0.96, 0.5, 0.5]}
+
+
+def played_record() -> TuneRecord:
+    """A record of a final played by `finals.play` (the tuner's final) on replayed timings:
+    its winner, its finalists' samples and what it keeps of the final, as the tuner
+    records them; plus a candidate measured only in an earlier race."""
+    calls: Counter[str] = Counter()
+
+    def timing(name: str) -> float:
+        calls[name] += 1
+        return PATTERN[name][(calls[name] - 1) % len(PATTERN[name])] * 1e-3
+
+    final = play(list(PATTERN), timing, RacePolicy())
+    measured = {name: final.measurements[name].as_measurement() for name in final.order}
+    return TuneRecord(winner=final.order[0], measurements=measured, final=final.info(),
+                      host=platform.node())
+
+
+def listed(record: TuneRecord | dict) -> tuple[report.TunedKey, dict, str]:
+    """The entry, its `tune list --json` row and `tune list`'s text."""
+    raw = record.to_json() if isinstance(record, TuneRecord) else record
+    (entry,) = report.tuned_keys(store_with(("mm", '{"n":64}', raw)))
+    payload = {"store": "memory", "host": platform.node(), "unit": "s", "tunable": None,
+               "entries": [entry.summary()]}
+    return entry, json.loads(json.dumps(payload))["entries"][0], list_text(payload)
+
+
+def test_a_runner_up_that_lost_the_final_says_so_with_the_finals_numbers():
+    record = played_record()
+    entry, row, text = listed(record)
+    assert entry.winner == "TILE=16 local=8x8" and entry.runner_up.name == "TILE=8 local=8x8"
+    assert entry.runner_up_ratio == pytest.approx(0.96)  # faster by median...
+    note = row["runner_up_not_chosen"]
+    assert note["reason"] == "lost-final"  # ...but slower in most paired rounds
+    assert (note["slower_rounds"], note["shared_rounds"]) == (6, 10) == (
+        record.final.against_winner["TILE=8 local=8x8"].slower, record.final.rounds)
+    assert note["score"] > note["winner_score"]
+    assert note["text"] == ("4.0% faster by median; not chosen: lost the final, slower than "
+                            "the winner in 6 of 10 paired rounds (paired score 1.01 against "
+                            "the winner's 0.995)")
+    assert "* TILE=8 local=8x8 (-4.0%)" in text
+    assert f'mm {{"n":64}}: runner-up TILE=8 local=8x8 0.96 ms ({note["text"]})' in text
+
+
+def test_a_runner_up_measured_only_in_its_race_says_it_was_no_finalist():
+    record = played_record()
+    race_only = CandidateMeasurement(Outcome.MEASURED, 0.5e-3, (0.5e-3, 0.49e-3, 0.52e-3))
+    record = dataclasses.replace(record, measurements={**record.measurements,
+                                                       "TILE=32 local=4x4": race_only})
+    entry, row, text = listed(record)
+    assert entry.runner_up.name == "TILE=32 local=4x4"
+    assert row["runner_up_not_chosen"]["reason"] == "not-in-final"
+    assert ("50.0% faster by median; not chosen: it was not a finalist; its median is from "
+            "its own earlier race, the winner's from the final's 10 paired rounds") in text
+
+
+def test_a_record_without_its_final_says_the_reason_is_not_kept():
+    raw = played_record().to_json()
+    del raw["final"]
+    _, row, text = listed(raw)
+    assert row["runner_up_not_chosen"]["reason"] == "unrecorded"
+    assert "not chosen: unknown: the record does not keep the final" in text
+
+
+def test_a_runner_up_slower_than_the_winner_needs_no_reason():
+    entry, row, text = listed(RECORD)
+    assert entry.runner_up_ratio == pytest.approx(1.5)
+    assert row["runner_up_not_chosen"] is None and entry.runner_up_note is None
+    assert "not chosen" not in text and "* " not in text
+    assert "TILE=8 local=8x8 (+50.0%)" in text
