@@ -218,7 +218,7 @@ def test_the_plot_of_a_gemm_tune_keeps_every_text_inside_and_its_panel_wide(stre
     area, width = main_shares(figure)
     assert area >= MAIN_SHARE and width >= MAIN_WIDTH, (area, width)
     axes, part = main_panel(figure)
-    title = " ".join(part._suptitle.get_text().split())
+    title = " ".join(part.get_suptitle().split())
     for whole in (details["tunable"], details["key"], details["model"],
                   f"winner c1 = {details['winner']}"):
         assert whole in title

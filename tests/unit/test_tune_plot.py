@@ -41,7 +41,7 @@ def readable(details: dict) -> tuple[object, str]:
     area, width = main_shares(figure)
     assert area >= MAIN_SHARE and width >= MAIN_WIDTH, (area, width)
     axes, part = main_panel(figure)
-    return axes, " ".join(part._suptitle.get_text().split())
+    return axes, " ".join(part.get_suptitle().split())
 
 
 def test_short_names_are_the_tick_labels_and_the_winner_is_marked():
