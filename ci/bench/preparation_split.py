@@ -218,16 +218,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--case", action="append", choices=("synthetic", "john"))
     parser.add_argument("--no-plain", action="store_true", help="skip the plain builds")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--smoke", action="store_true", help="three synthetic programs only")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(child(*args.child)))
         return 0
     work = Path(tempfile.mkdtemp(prefix="clmodes-bench-preparation-"))
-    wanted = args.case or ["synthetic", "john"]
+    wanted = ["synthetic"] if args.smoke else args.case or ["synthetic", "john"]
     results: dict[str, dict] = {}
     for name in wanted:
-        cases = synthetic_programs(work) if name == "synthetic" else john_programs(args.john)
+        cases = synthetic_programs(work, 3 if args.smoke else 10) if name == "synthetic" \
+            else john_programs(args.john)
         cases_file = work / f"{name}.json"
         cases_file.write_text(json.dumps(cases))
         store = tempfile.mkdtemp(prefix="store-", dir=work)
@@ -256,9 +258,10 @@ def main(argv: list[str] | None = None) -> int:
                   "   (plain through pyopencl's disk cache: build + binary read)")
             row["ratios"] = {"plain_over_batch": plain / first["total_cpu_s"],
                              "plain_cached_over_batch": cached / first["total_cpu_s"],
-                             "limit_over_batch": first["build_cpu_s"] / first["total_cpu_s"],
-                             "second_prepare_over_first": second["prepare_cpu_s"]
-                             / max(first["prepare_cpu_s"], 1e-9)}
+                             "limit_over_batch": first["build_cpu_s"] / first["total_cpu_s"]}
+            if first["prepare_cpu_s"] >= 0.05:  # below it, nothing was prepared to compare
+                row["ratios"]["second_prepare_over_first"] = \
+                    second["prepare_cpu_s"] / first["prepare_cpu_s"]
             print("  " + ", ".join(f"{k} {v:.2f}" for k, v in row["ratios"].items()))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
