@@ -89,7 +89,7 @@ def two_kernels_and_a_tune_then_checks() -> None:
     stream.launch(SCALE, N, None, out.data, x.data, N)
     stream.launch(SHIFT, N, None, shifted.data, x.data, N)
     TWICE(stream, twice, x, N)
-    assert np.allclose(out.get(), 3 * x.get()), "scale computed wrong"
+    assert np.allclose(out.get(), 3 * x.get()), "scale of the two computed wrong"
     assert np.allclose(shifted.get(), x.get() + 1), "shift computed wrong"
     assert np.allclose(twice.get(), 2 * x.get()), "twice computed wrong"
 
