@@ -56,8 +56,14 @@ class SharedTerminal:
         if not shared:
             return
         _flush_standard_streams()
-        self._terminal = os.dup(self._stream.fileno())
-        read, write = os.pipe()
+        try:
+            self._terminal = os.dup(self._stream.fileno())
+            read, write = os.pipe()
+        except OSError:  # out of descriptors: draw in place, as without sharing
+            if self._terminal is not None:
+                os.close(self._terminal)
+                self._terminal = None
+            return
         for fd in shared:
             self._saved[fd] = os.dup(fd)
             os.dup2(write, fd)
