@@ -53,6 +53,7 @@ def test_a_check_in_the_gathering_pass_keeps_what_came_before_it(tmp_path, runti
     assert line.startswith(f"{ERROR_LINE} ('scale computed wrong') at "
                            f"{_raised_at('scale computed wrong')} during the gathering pass"), line
     assert line.endswith("persisted; --execute runs it for real"), line
+    assert out.stderr.count("the workload raised") == 1  # the logged copy is not shown too
     # The next process runs it for real: the kernel before the check comes from the
     # store, the one after it (never reached in a discarding pass) is the only miss.
     status, report = _check(tmp_path, "checks_then_launches_more", runtime)
