@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import logging
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from clmodes.execution import ExecutionStatistics, WarmPass
@@ -47,7 +48,7 @@ def run_warm(args: argparse.Namespace) -> int:
     """Warm the workload into the default store; report what it compiled and tuned."""
     select_device(args)
     configure_remote(args)
-    workload = load_workload(args.workload)
+    workload = _Watched(load_workload(args.workload))
     started = time.perf_counter()
     try:
         # Progress goes to standard error, and only on a terminal (`TerminalProgress`), so
@@ -59,7 +60,7 @@ def run_warm(args: argparse.Namespace) -> int:
     except StoreNotPersistentError as error:
         raise UsageError(f"{error} (--allow-memory)") from error
     except Exception as error:  # noqa: BLE001 - only `--execute` lets the workload's own through
-        if not args.execute or is_verdict(error):
+        if not args.execute or error is not workload.raised or is_verdict(error):
             raise
         print(f"clmodes: warm --execute: {failure_line(failure_of(error, WarmPass.EXECUTING))}",
               file=sys.stderr)
@@ -84,6 +85,27 @@ def _said(statistics: ExecutionStatistics) -> int:
     print(f"clmodes: warm: {failure_line(failure)}; --execute runs it for real",
           file=sys.stderr)
     return WARMED_PARTLY
+
+
+class _Watched:
+    """The workload, remembering the exception it raised: under `--execute` that one is
+    the workload's real failure (one line, status 1), while anything else `warm()` may
+    raise afterwards (publishing, the size cap) keeps its own handling."""
+
+    def __init__(self, workload: Callable[[], object]) -> None:
+        functools.update_wrapper(self, workload)
+        self._workload = workload
+        self.raised: BaseException | None = None
+
+    def __repr__(self) -> str:
+        return repr(self._workload)
+
+    def __call__(self) -> object:
+        try:
+            return self._workload()
+        except Exception as error:
+            self.raised = error
+            raise
 
 
 class _DropFailureRecord(logging.Filter):
