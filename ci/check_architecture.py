@@ -33,7 +33,7 @@ from pathlib import Path
 # it; the CLI and the package's face sit on top.
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
     "_version errors atomic icd compiler_output execution reads records",
-    "includes device discovery kernel progress",
+    "includes device discovery kernel shared_terminal progress",
     "store batch released arginfo pointer_types launch_args launch_sizes launchable",
     "device_check selection adoption pyopencl_hooks programs building compiler_probe server",
     "stream clients",

@@ -31,6 +31,8 @@ from clmodes.execution import (
     StatisticsReader,
     StreamMode,
     StreamModeOverride,
+    WarmPass,
+    WorkloadFailure,
     process_mode,
 )
 from clmodes.kernel import Kernel
@@ -94,6 +96,8 @@ __all__ = [
     "DeviceUnusableError",
     "ExecutionStatistics",
     "ReadStatistics",
+    "WarmPass",
+    "WorkloadFailure",
     "Fingerprint",
     "Kernel",
     "KernelBuildError",

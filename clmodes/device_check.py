@@ -34,6 +34,7 @@ import pyopencl as cl
 
 from clmodes.device import Device
 from clmodes.errors import first_error_line
+from clmodes.pyopencl_hooks import outside
 from clmodes.store.store import Store
 
 log = logging.getLogger("clmodes")
@@ -95,7 +96,8 @@ def check_now(device: Device) -> Usability:
     """Build and run the trivial kernel on `device`, in this process."""
     started = time.perf_counter()
     try:
-        value = _build_and_run(device)
+        with outside.clmodes_own():
+            value = _build_and_run(device)
     except CheckFailed as failure:
         reason = first_error_line(failure.message)
         return Usability(False, reason, remedy_for(reason), time.perf_counter() - started)

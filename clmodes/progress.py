@@ -10,6 +10,10 @@ kernels wait to be built), so the line shows counts first and "done of found" af
 `found(...)`, with the elapsed time throughout. The kernel total grows while tuning: a
 tune queues the kernels of the candidates it chooses to measure only then (a searched
 space's), so it is what has been obtained plus what waits in the compile queues now.
+
+While the line is shown, whatever else the process writes to that terminal (a
+compiler's "1 warning generated." from C, log records) goes on lines of its own above
+it (`clmodes.shared_terminal`), never into it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from clmodes.execution import StatisticsReader
+from clmodes.shared_terminal import SharedTerminal
 
 
 class TerminalProgress:
@@ -42,6 +47,7 @@ class TerminalProgress:
         self._keys: int | None = None
         self._kernels: int | None = None
         self._pending: Callable[[], int] | None = None
+        self._terminal = SharedTerminal(self._out)
 
     def found(self, keys: int, kernels: int, pending: Callable[[], int] | None = None) -> None:
         """The totals the gathering pass found: untuned keys, kernels to obtain; `pending`:
@@ -69,17 +75,14 @@ class TerminalProgress:
     def __enter__(self) -> "TerminalProgress":
         self._started = time.perf_counter()
         if self.enabled:
+            self._terminal.share()
             self._thread = threading.Thread(target=self._run, name="clmodes-progress", daemon=True)
             self._thread.start()
         return self
 
     def _run(self) -> None:
         while not self._stop.wait(self._interval):
-            self._draw()
-
-    def _draw(self, end: str = "") -> None:
-        self._out.write("\r\x1b[K" + self.line() + end)
-        self._out.flush()
+            self._terminal.draw(self.line())
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -88,4 +91,4 @@ class TerminalProgress:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-            self._draw(end="\n")
+            self._terminal.close(last=self.line())

@@ -98,11 +98,15 @@ def adopting() -> Iterator[None]:
 
 
 @contextmanager
-def running() -> Iterator[RunSession]:
+def running(collector: StatisticsCollector | None = None) -> Iterator[RunSession]:
     """Run what the block runs for real, with every context adopted; when it ends (by
     an exception too: what was built is still good), persist the programs it built and
-    launched, and fill the session's report."""
-    session, collector = RunSession(), StatisticsCollector()
+    launched, and fill the session's report.
+
+    `collector`: count into this one (`warm(..., execute=True)` draws its progress from
+    it while the block runs); by default a collector of the run's own."""
+    session = RunSession()
+    collector = StatisticsCollector() if collector is None else collector
     started = time.perf_counter()
     found: list[Miss] = []
     used: set[str] = set()

@@ -18,12 +18,31 @@ committed: a team's next machine reads it through instead of compiling and tunin
 
 Then every program holding a kernel the workload launched is captured into the store
 (only those: a long-lived process holds many programs, and capturing a binary costs
-seconds per program on PoCL). All store writes of the warm are
-held and committed at the end in one transaction: a workload that raises (or a warm
-stopped by Ctrl-C, SIGTERM or a failure while persisting) leaves the store exactly as it
-was but for the measurements taken (the next warm resumes from them), and its exception
-propagates with its own traceback. A warm that
-succeeded then applies `$CLMODES_CACHE_MAX_SIZE` (`cache_size`).
+seconds per program on PoCL). All store writes of the warm are held and committed at
+the end in one transaction. A warm that succeeded then applies
+`$CLMODES_CACHE_MAX_SIZE` (`cache_size`).
+
+A workload that raises an ordinary exception in a discarding pass keeps what it
+gathered. Such a pass drops launches, so a real program that checks its results
+(`assert np.allclose(...)`) raises there by design; losing everything with that
+exception made `warm` useless on exactly the programs users have. So the exception is
+caught per pass: the second pass still runs (the queues are flushed, the keys the
+workload reaches before raising again are tuned), what was gathered is persisted, and
+`warm()` returns its statistics with `workload_error` (a `WorkloadFailure`: type,
+message, file:line, pass) and one logged warning, instead of raising. Not caught, and
+all-or-nothing as before: Ctrl-C, SIGTERM and any `BaseException` that is not an
+`Exception`; a failure while persisting; clmodes' own verdicts on the code
+(`ClmodesError`: a kernel that does not build, a launch that does not fit, a tune with
+nothing to measure) and a pyopencl program that does not build, which the command
+renders in their own lines. Each of those leaves the store exactly as it was but for
+the measurements taken (the next warm resumes from them) and propagates with its own
+traceback. A workload that raised before gathering anything raises `NothingWarmedError`
+naming its exception.
+
+`execute=True` runs the workload once for real instead (`EXECUTE`, every one-device
+context adopted: `clmodes.running`, as `clmodes run` does), so its checks hold; what it
+built is persisted when it ends, and tune decisions as they are measured. There an
+exception is a real failure: it propagates, after the persisting.
 """
 
 from __future__ import annotations
@@ -32,10 +51,15 @@ import contextlib
 import dataclasses
 import logging
 import os
+import sysconfig
 import time
+import traceback
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
+import numpy
+import pyopencl as cl
 
 from clmodes.execution import (
     ExecutionStatistics,
@@ -43,8 +67,11 @@ from clmodes.execution import (
     ProcessModeOverride,
     StatisticsCollector,
     StatisticsReader,
+    WarmPass,
+    WorkloadFailure,
 )
-from clmodes.errors import NothingWarmedError, StoreNotPersistentError
+from clmodes.errors import ClmodesError, NothingWarmedError, StoreNotPersistentError
+from clmodes.running import running
 from clmodes.pyopencl_hooks import outside
 from clmodes.progress import TerminalProgress
 from clmodes.store import Store
@@ -78,7 +105,8 @@ def _check_persistent(store: Store, allow_memory: bool) -> None:
 
 def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
          allow_memory: bool = True, runtime: Runtime | None = None,
-         sign: str | os.PathLike[str] | Literal[False] | None = None) -> ExecutionStatistics:
+         sign: str | os.PathLike[str] | Literal[False] | None = None,
+         execute: bool = False) -> ExecutionStatistics:
     """Warm `workload` (a zero-argument callable); return what it compiled and tuned.
 
     `runtime`: whose store, tune cache and clients it warms (default: the process's, the
@@ -91,14 +119,37 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
     (the CLI's default: a build machine must not ship an empty bundle after a "success").
     Kernels that ran outside clmodes are in the result's `outside` (and a warning); a
     workload that launched nothing clmodes manages raises `NothingWarmedError`.
+
+    The workload's own exception in a discarding pass does not raise: what it gathered
+    before is compiled, tuned as far as it got and persisted, and the result's
+    `workload_error` names it (one warning is logged). `execute=True` runs the workload
+    once for real instead, on the process's runtime; there its exception propagates,
+    after what it built is persisted.
     """
     collector = StatisticsCollector()
-    reader = StatisticsReader(collector)
     runtime = runtime or default_runtime()
     store = runtime.store
     _check_persistent(store, allow_memory)
+    if execute and runtime is not default_runtime():
+        raise ValueError("warm(execute=True) runs on the process's runtime (clmodes run's)")
     signing = _signing_key(sign)  # a key that does not load fails before the workload runs
     started, began = time.perf_counter(), time.time()  # began: what the cap keeps (`cache_size`)
+    if execute:
+        statistics = _executed(workload, collector, progress)
+    else:
+        statistics = _discarded(workload, runtime, collector, progress)
+    if signing is not None:
+        _publish(runtime, signing)
+    cache_size.apply_environment_cap(store, began)  # $CLMODES_CACHE_MAX_SIZE, after the commit
+    log.info("warmed %r in %.2f s: %s", workload, time.perf_counter() - started, statistics)
+    return statistics
+
+
+def _discarded(workload: Callable[[], object], runtime: Runtime,
+               collector: StatisticsCollector, progress: TextIO | None) -> ExecutionStatistics:
+    """The two discarding passes and the capture, in one deferred transaction."""
+    reader = StatisticsReader(collector)
+    store = runtime.store
     with _withdrawn_on_failure(store), \
             TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
             usage.recording() as used, capture.suspended(), reads.WATCH.one_warning(), \
@@ -106,30 +157,128 @@ def warm(workload: Callable[[], object], *, progress: TextIO | None = None,
         shown.phase = "gathering"
         with ProcessModeOverride(ProcessMode.COMPILE_ONLY, collector), \
                 runtime.tunes.noting_misses() as untuned:
-            workload()
+            failure = attempt(workload, WarmPass.GATHERING)
 
         def pending() -> int:
             return sum(client.server.queued() for client in runtime.clients())
 
         missed = len(untuned)
+        if failure is not None and not (used or missed or pending()):
+            raise NothingWarmedError(f"warm({_name(workload)!r}): the workload raised "
+                                     f"{failure.describe()} before launching anything "
+                                     "clmodes manages: nothing gathered, nothing persisted")
         shown.found(missed, pending(), pending)
         shown.phase = "compiling and tuning"
         with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
             for client in runtime.clients():
                 client.server.flush()
-            workload()
+            tuning = attempt(workload, WarmPass.TUNING)  # runs even after a failure: it tunes
+        failure = failure or tuning
         shown.phase = "persisting"
         capture.persist(used, [runtime])
     # Another process may have committed a different winner for a key first (the first
     # recorded wins): forget what memory holds so every later call reads the store's.
     runtime.tunes.forget()
-    statistics = dataclasses.replace(reader.statistics(), outside=elsewhere.report())
+    statistics = dataclasses.replace(reader.statistics(), outside=elsewhere.report(),
+                                     workload_error=failure)
     _check_gathered(workload, statistics, bool(used) or missed > 0)
-    if signing is not None:
-        _publish(runtime, signing)
-    cache_size.apply_environment_cap(store, began)  # $CLMODES_CACHE_MAX_SIZE, after the commit
-    log.info("warmed %r in %.2f s: %s", workload, time.perf_counter() - started, statistics)
+    if failure is not None:
+        log.warning("warm: %s; warm(..., execute=True) runs it for real", failure_line(failure),
+                    extra={FAILURE_RECORD: True})
     return statistics
+
+
+def _executed(workload: Callable[[], object], collector: StatisticsCollector,
+              progress: TextIO | None) -> ExecutionStatistics:
+    """One real run (`clmodes.running`: contexts adopted, programs persisted at its end,
+    by an exception too); the workload's exception propagates after that."""
+    reader = StatisticsReader(collector)
+    with TerminalProgress(reader, "warm", progress) as shown, \
+            outside.watching() as elsewhere, running(collector) as session:
+        shown.phase = "executing"
+        workload()
+    persisted = session.report.persisted if session.report is not None else 0
+    statistics = dataclasses.replace(reader.statistics(), outside=elsewhere.report())
+    _check_gathered(workload, statistics, persisted > 0)
+    return statistics
+
+
+# A log record carrying this attribute is the workload-error warning, which the command
+# shows as its own line (`clmodes.cli.warm`), so it drops the record instead of saying
+# it twice.
+FAILURE_RECORD = "clmodes_workload_failure"
+
+_PASSES = {
+    WarmPass.GATHERING: "during the gathering pass (its launches did not run, so values it "
+                        "checks are not computed)",
+    WarmPass.TUNING: "during the tuning pass (its launches were dropped, so values it "
+                     "checks are not computed)",
+    WarmPass.EXECUTING: "while running for real",
+}
+
+
+def failure_line(failure: WorkloadFailure) -> str:
+    """What a person reads, in one line: the error, where, in which pass, what was kept."""
+    kept = ("what it built and tuned before is persisted" if failure.phase is WarmPass.EXECUTING
+            else "what it gathered before is compiled, tuned as far as it got, and persisted")
+    return f"the workload raised {failure.describe()} {_PASSES[failure.phase]}; {kept}"
+
+
+def attempt(workload: Callable[[], object], phase: WarmPass) -> WorkloadFailure | None:
+    """Run one pass of the workload; its own ordinary exception comes back as data,
+    anything else propagates (see the module's docstring for which, and why)."""
+    try:
+        workload()
+    except Exception as error:  # noqa: BLE001 - sorted just below
+        if is_verdict(error):
+            raise
+        return failure_of(error, phase)
+    return None
+
+
+def is_verdict(error: Exception) -> bool:
+    """clmodes' own verdicts on the code (`ClmodesError`) and a pyopencl program that does
+    not build: the code cannot be warmed as written, which the command renders in lines
+    of their own, so they stay all-or-nothing."""
+    if isinstance(error, ClmodesError):
+        return True
+    return isinstance(error, cl.RuntimeError) and "BUILD_PROGRAM_FAILURE" in str(error)
+
+
+def failure_of(error: BaseException, phase: WarmPass) -> WorkloadFailure:
+    """`error` as a `WorkloadFailure`: its type, its message's first line, and where the
+    workload raised it."""
+    lines = str(error).strip().splitlines()
+    message = lines[0][:300] if lines else ""
+    return WorkloadFailure(type(error).__name__, message, _where(error), phase)
+
+
+def _library_folders() -> tuple[str, ...]:
+    """Folders whose frames are not the workload's: clmodes, pyopencl, numpy, the
+    standard library (an assert in numpy.testing is reported at the workload's call)."""
+    paths = sysconfig.get_paths()
+    folders = {str(Path(__file__).resolve().parent), str(Path(cl.__file__).resolve().parent),
+               str(Path(numpy.__file__).resolve().parent), paths["stdlib"], paths["platstdlib"]}
+    return tuple(os.path.join(folder, "") for folder in folders)
+
+
+def _where(error: BaseException) -> str:
+    """`file:line` of the innermost frame of the workload's own code in the traceback
+    (relative to the current directory when inside it); `?` if there is none."""
+    frames = traceback.extract_tb(error.__traceback__)
+    skipped = _library_folders()
+    own = [f for f in frames if not os.path.abspath(f.filename).startswith(skipped)]
+    chosen = (own or frames)[-1:]
+    if not chosen:
+        return "?"
+    filename = os.path.abspath(chosen[0].filename)
+    relative = os.path.relpath(filename)
+    shown = relative if not relative.startswith(os.pardir) else filename
+    return f"{shown}:{chosen[0].lineno}"
+
+
+def _name(workload: object) -> str:
+    return str(getattr(workload, "__name__", workload))
 
 
 @contextlib.contextmanager
@@ -157,7 +306,7 @@ def _check_gathered(workload: object, statistics: ExecutionStatistics, gathered:
     if gathered or statistics.compilation.kernels or statistics.autotune.keys:
         return
     why = f"; {outside.summary(found)}" if found.kernels else ""
-    raise NothingWarmedError(f"warm({getattr(workload, '__name__', workload)!r}): the "
+    raise NothingWarmedError(f"warm({_name(workload)!r}): the "
                              f"workload launched nothing clmodes manages: nothing gathered, "
                              f"nothing persisted{why}")
 

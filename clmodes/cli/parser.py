@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     warm.add_argument("--sign", metavar="KEY", default=None,
                       help="publish what was warmed to $CLMODES_REMOTE, signed with this "
                            "private key (default $CLMODES_SIGNING_KEY)")
+    warm.add_argument("--execute", action="store_true",
+                      help="run the workload once for real (its checks hold) and persist "
+                           "what it built and tuned, instead of the two discarding passes")
     _add_remote_trust(warm)
     checked = add_verb(verbs, "check", run_check,
                        "run a workload in EXECUTE; exit 1 if anything compiled or tuned", device=True)

@@ -21,6 +21,8 @@ from clmodes.execution.statistics import (
     ReadStatistics,
     StatisticsCollector,
     StatisticsReader,
+    WarmPass,
+    WorkloadFailure,
 )
 
 __all__ = [
@@ -39,5 +41,7 @@ __all__ = [
     "default_stream_mode",
     "process_mode",
     "tally",
+    "WarmPass",
+    "WorkloadFailure",
     "resolve_launch_mode",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import threading
+from typing import Any
 
 
 class Counter(enum.Enum):
@@ -56,14 +57,49 @@ class OutsideStatistics:
     names: tuple[str, ...] = ()
 
 
+class WarmPass(str, enum.Enum):
+    """The pass of a warm a workload ran in. A `str` so that a report's JSON shows the
+    value (`"gathering"`) with no encoder of its own."""
+
+    GATHERING = "gathering"  # COMPILE_ONLY: launches queue their kernels and are dropped
+    TUNING = "tuning"  # COMPILE_AND_AUTOTUNE: tunes measure, other launches are dropped
+    EXECUTING = "executing"  # `warm(..., execute=True)`: every launch runs
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkloadFailure:
+    """An ordinary exception the workload raised during a warm, as plain data: its type's
+    name, the first line of its message, where the workload raised it (`file:line`, the
+    innermost frame outside clmodes, pyopencl, numpy and the standard library) and the
+    pass it ran in.
+
+    Data rather than the exception itself: a discarding pass drops launches, so a
+    workload that checks its results (`assert np.allclose(...)`) raises there by design,
+    and `warm()` keeps what it gathered and reports the error instead of losing it all
+    with the exception (`ExecutionStatistics.workload_error`, the CLI's `--json`)."""
+
+    type: str
+    message: str
+    where: str
+    phase: WarmPass
+
+    def describe(self) -> str:
+        """`AssertionError ("values differ") at demo.py:41`: the error and its place."""
+        said = f" ({self.message!r})" if self.message else ""
+        return f"{self.type}{said} at {self.where}"
+
+
 @dataclasses.dataclass(frozen=True)
 class ExecutionStatistics:
     compilation: CompilationStatistics = CompilationStatistics()
     autotune: AutotuneStatistics = AutotuneStatistics()
     reads: ReadStatistics = ReadStatistics()
     outside: OutsideStatistics = OutsideStatistics()
+    # Set by `warm()` only: the workload's own exception in a discarding pass, which the
+    # warm survived (what it gathered before is compiled, tuned and persisted).
+    workload_error: WorkloadFailure | None = None
 
-    def as_dict(self) -> dict[str, dict[str, object]]:
+    def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 

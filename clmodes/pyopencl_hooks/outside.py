@@ -13,8 +13,8 @@ program's kernels, and the launch hook each such launch, into every open `watchi
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 from clmodes.execution.registry import LiveRegistry
 from clmodes.execution.statistics import OutsideStatistics
@@ -55,6 +55,25 @@ class OutsideLog:
 
 # The launch hook reads `WATCHERS.live` without a lock (`LiveRegistry`'s rule).
 WATCHERS: LiveRegistry[OutsideLog] = LiveRegistry()
+_OWN = threading.local()  # `depth`: inside `clmodes_own()` on this thread
+
+
+@contextmanager
+def clmodes_own() -> Iterator[None]:
+    """What this thread builds and launches meanwhile on a context of its own is clmodes'
+    own work, never the workload's: the device usability check (`device_check`), whose
+    trivial kernel ran while a `warm --execute` or a `check` watched (the hooks installed
+    first, the check at the workload's first `client()`) and was named as a kernel that
+    ran outside clmodes, failing a check on any store that had not seen the device."""
+    _OWN.depth = getattr(_OWN, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _OWN.depth -= 1
+
+
+def _own_work() -> bool:
+    return getattr(_OWN, "depth", 0) > 0
 
 
 def watching() -> AbstractContextManager[OutsideLog]:
@@ -64,11 +83,15 @@ def watching() -> AbstractContextManager[OutsideLog]:
 
 def note(name: str) -> None:
     """One launch of the kernel `name` outside clmodes."""
+    if _own_work():
+        return
     for each in WATCHERS.live:
         each.note(name)
 
 
 def note_built(names: Iterable[str]) -> None:
     """A program built outside clmodes, by its kernels' names."""
+    if _own_work():
+        return
     for each in WATCHERS.live:
         each.note_built(list(names) or [NO_NAMES])

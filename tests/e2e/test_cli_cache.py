@@ -59,7 +59,13 @@ def test_user_errors_are_one_line(tmp_path, args, message):
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
-def test_workload_exception_keeps_its_traceback(tmp_path):
+def test_workload_exception_is_one_line_and_status_3(tmp_path):
+    """The workload's own exception in a discarding pass: what it gathered is kept, the
+    error named in one line, status 3 (`clmodes.cli.warm`: neither success nor a usage
+    error)."""
     out = run_cli(tmp_path, "warm", "support.tunables:failing_workload")
-    assert out.returncode != 0
-    assert "Traceback" in out.stderr and "the workload failed on purpose" in out.stderr
+    assert out.returncode == 3, out.stderr
+    assert "Traceback" not in out.stderr
+    [line] = [line for line in out.stderr.splitlines() if line.startswith("clmodes: ")]
+    assert line.startswith("clmodes: warm: the workload raised ValueError "
+                           "('the workload failed on purpose') at "), line

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from support.subprocesses import environment, run_cli
+from support.subprocesses import environment, require_runtime, run_cli
 
 WORKLOAD = "support.tunables:workload"  # 15 kernels, one tuned key
 
@@ -71,6 +71,25 @@ def test_progress_shows_keys_done_of_found_on_a_terminal_only(tmp_path):
     assert "15 of 15 kernels obtained" in last and last.endswith(" s")
     quiet, shown, status = _run_on_a_terminal([*args, "-q"], environment(tmp_path / "q"))
     assert status == 0 and shown == "" and json.loads(quiet)["autotune"]["keys"] == 1
+
+
+def test_compiler_output_goes_on_its_own_line_above_the_progress_line(tmp_path):
+    """PoCL's clang writes "1 warning generated." to file descriptor 2 from C while the
+    progress line is shown without a newline: the text must land on a line of its own,
+    never at the end of (or inside) a progress line (`clmodes.shared_terminal`)."""
+    pocl = require_runtime("Portable Computing Language")
+    args = [sys.executable, "-m", "clmodes", "warm", "support.asserting:chatty_on_a_terminal"]
+    # PoCL's own kernel cache would skip the compiler (and its warning) on a rerun.
+    env = environment(tmp_path, CLMODES_DEVICE=pocl, POCL_KERNEL_CACHE="0")
+    _, shown, status = _run_on_a_terminal(args, env)
+    assert status == 0, shown
+    lines = shown.replace("\r\n", "\n").split("\n")
+    pieces = [piece.replace("\x1b[K", "").strip() for line in lines for piece in line.split("\r")]
+    assert "1 warning generated." in pieces, shown  # whole, on its own
+    assert any(piece.startswith("clmodes warm [") for piece in pieces), shown  # progress drawn
+    assert not any("clmodes warm" in piece and "generated" in piece for piece in pieces), shown
+    assert lines[-1] == "" and lines[-2].rsplit("\r", 1)[-1].replace("\x1b[K", "").startswith(
+        "clmodes warm [persisting]"), shown  # the last progress line ends the output
 
 
 @pytest.mark.parametrize("verb", [["cache", "info"], ["devices"], ["tune", "list"], ["--help"]])

@@ -42,11 +42,25 @@ def test_refused_binary_is_rebuilt_from_source(tmp_path):
     assert run["autotune"]["keys"] == 0  # tune results survive a lost binary
 
 
-def test_failing_workload_leaves_the_store_untouched(tmp_path):
-    out = run_python(WARM.format("failing_workload"), tmp_path)
-    assert out.returncode != 0
-    assert "ValueError: the workload failed on purpose" in out.stderr
-    assert "in failing_workload" in out.stderr  # its own traceback
+def test_a_workload_raising_its_own_exception_keeps_what_it_gathered(tmp_path):
+    """An ordinary exception of the workload in a discarding pass (its own check of values
+    the dropped launches never computed, most often) is reported, not raised: everything
+    launched before it is compiled, tuned and persisted."""
+    warmed = last_json(run_python(WARM.format("failing_workload"), tmp_path))
+    error = warmed["workload_error"]
+    assert (error["type"], error["message"], error["phase"]) == (
+        "ValueError", "the workload failed on purpose", "gathering")
+    assert error["where"].endswith("tunables.py:85"), error
+    assert warmed["autotune"]["keys"] == 1 and warmed["compilation"]["compiled"] >= 15
+    run = last_json(run_python(RUN_WORKLOAD, tmp_path))
+    assert run["compilation"]["compiled"] == 0 and run["autotune"]["keys"] == 0
+
+
+def test_a_workload_that_exits_leaves_the_store_untouched(tmp_path):
+    """A `BaseException` that is not an `Exception` (here `SystemExit`; Ctrl-C and SIGTERM
+    in test_interrupted_warm.py) stops the warm all or nothing, as before."""
+    out = run_python(WARM.format("exiting_workload"), tmp_path)
+    assert out.returncode == 1 and "the workload exited on purpose" in out.stderr
     store = Store(tmp_path)
     assert store.count("tune") == 0 and store.count("binaries") == 0 and store.count("kernels") == 0
 

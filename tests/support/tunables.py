@@ -85,6 +85,13 @@ def failing_workload() -> None:
     raise ValueError("the workload failed on purpose")
 
 
+def exiting_workload() -> None:
+    """Ends the process from inside the workload: a `BaseException` that is not an
+    `Exception`, which a warm never survives (all or nothing, like Ctrl-C)."""
+    workload()
+    raise SystemExit("the workload exited on purpose")
+
+
 # Candidates with SCALE=undeclared_scale do not compile: the tune drops them with the
 # build error, and `clmodes tune show` shows the log's first line.
 BROKEN_CANDIDATE_TUNABLE = make_tunable(
