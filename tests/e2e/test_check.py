@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from support.subprocesses import run_cli, run_python
+from support.pyopencl_corpus import CORPUS
+from support.subprocesses import RUNTIMES, pyopencl_ctx, run_cli, run_python
 
 WORKLOAD = "support.checked:workload"
 
@@ -108,6 +109,32 @@ def test_a_program_on_its_own_context_fails_by_name_until_clmodes_run_warms_it(
     passed = run_cli(tmp_path, "check", workload, CLMODES_DEVICE=device)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "check passed" in passed.stdout.splitlines()[-1]
+
+
+def test_an_unchanged_upstream_program_fails_by_name_then_passes_and_the_store_stays_as_it_was(
+        tmp_path: Path, device: str):
+    """pyopencl's demo-struct-reduce.py as upstream wrote it (its own context, from
+    `PYOPENCL_CTX`; a struct reduction, a random-number program and pyopencl's struct
+    layout probe): on a cold store the check names each of its programs; after `clmodes
+    run` of the script it passes; neither check changes a byte of the store."""
+    ctx = pyopencl_ctx(next(k for k, v in RUNTIMES.items() if v == device))
+    workload = "support.pyopencl_corpus:struct_reduce"
+    ran = run_cli(tmp_path, "run", str(CORPUS / "example_narray.py"), PYOPENCL_CTX=ctx)
+    assert ran.returncode == 0, ran.stderr  # a store that exists, holding another program
+    before = _files(tmp_path)
+    out = run_cli(tmp_path, "check", workload, "--json", CLMODES_DEVICE=device, PYOPENCL_CTX=ctx)
+    assert out.returncode == 1, out.stdout + out.stderr
+    report = json.loads(out.stdout)
+    names = {m["name"] for m in report["misses"] if m["kind"] == "kernel"}
+    assert {"reduce_kernel_stage1", "reduce_kernel_stage2", "get_size_and_offsets"} <= names, names
+    assert _files(tmp_path) == before
+    ran = run_cli(tmp_path, "run", str(CORPUS / "example_demo_struct_reduce.py"), PYOPENCL_CTX=ctx)
+    assert ran.returncode == 0, ran.stderr
+    warmed = _files(tmp_path)
+    passed = run_cli(tmp_path, "check", workload, CLMODES_DEVICE=device, PYOPENCL_CTX=ctx)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "check passed" in passed.stdout.splitlines()[-1]
+    assert _files(tmp_path) == warmed
 
 
 def test_a_check_never_writes_the_store_it_checks(tmp_path: Path, device: str):

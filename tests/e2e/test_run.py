@@ -13,12 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pyopencl as cl
 import pytest
 
-import clmodes
-from support.pyopencl_corpus import CORPUS, EXAMPLES
-from support.subprocesses import RUNTIMES, environment, require_runtime, run_cli
+from support.pyopencl_corpus import CORPUS, EXAMPLES, PROGRAMS, Program
+from support.subprocesses import RUNTIMES, environment, pyopencl_ctx, run_cli
 
 EXIT_WITH = """
 import sys, numpy as np, pyopencl as cl, pyopencl.array as cla
@@ -27,18 +25,6 @@ x = cla.to_device(cl.CommandQueue(ctx), np.arange(8, dtype=np.float32))
 print("sum", float(cla.sum(x * 2).get()), sys.argv[1:])
 sys.exit(int(sys.argv[1]))
 """
-
-
-def pyopencl_ctx(runtime: str) -> str:
-    """`PYOPENCL_CTX` ("platform:device") of the first usable device of `runtime`."""
-    selector = require_runtime(RUNTIMES[runtime])
-    device = next(d for d in clmodes.devices()
-                  if selector.lower() in d.label.lower() and clmodes.usability(d).usable)
-    for p, platform in enumerate(cl.get_platforms()):
-        for i, found in enumerate(platform.get_devices()):
-            if found == device.cl_device:
-                return f"{p}:{i}"
-    raise AssertionError(f"{device.label} is not in pyopencl's list")
 
 
 def same_output(a: str, b: str) -> bool:
@@ -51,14 +37,37 @@ def same_output(a: str, b: str) -> bool:
     return small(a) == small(b)
 
 
+def same_masked(a: str, b: str, program: Program) -> bool:
+    """The same output once what `program.varies` names is masked in both (`Program`),
+    whitespace ignored (numpy spaces and wraps an array by the widths of its values), and
+    the program's own check line (`program.prints`) in both as it is."""
+    if program.varies is None:
+        return a == b
+
+    def masked(text: str) -> str:
+        return re.sub(r"\s+", "", re.sub(program.varies, "<masked>", text))
+    checked = program.prints is None or (program.prints in a.splitlines()
+                                         and program.prints in b.splitlines())
+    return checked and masked(a) == masked(b)
+
+
+def headless() -> dict[str, str]:
+    """No display (demo_mandelbrot.py shows its image with tkinter when it can)."""
+    return {"DISPLAY": "", "WAYLAND_DISPLAY": ""}
+
+
 def plain(script: Path, ctx: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(script), *args], cwd=script.parent,
-                          env=environment(None, PYOPENCL_CTX=ctx), capture_output=True,
-                          text=True, timeout=600)
+                          env=environment(None, PYOPENCL_CTX=ctx, **headless()),
+                          capture_output=True, text=True, timeout=600)
 
 
-def run(store: Path, ctx: str, *args: str) -> subprocess.CompletedProcess:
-    return run_cli(store, "run", *args, PYOPENCL_CTX=ctx)
+def run(store: Path, ctx: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    if cwd is None:
+        return run_cli(store, "run", *args, PYOPENCL_CTX=ctx)
+    return subprocess.run([sys.executable, "-m", "clmodes", "run", *args], cwd=cwd,
+                          env=environment(store, PYOPENCL_CTX=ctx, **headless()),
+                          capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("runtime", sorted(RUNTIMES))
@@ -86,6 +95,43 @@ def test_examples_unchanged_start_warm_here_and_from_a_bundle(tmp_path: Path, ru
     for name in EXAMPLES:
         shipped = run(second, ctx, "--strict", str(CORPUS / name))
         assert shipped.returncode == 0, f"{name}: {shipped.stderr}"
+
+
+@pytest.mark.parametrize("runtime", sorted(RUNTIMES))
+def test_more_programs_unchanged_start_warm_here_and_from_a_bundle(tmp_path: Path, runtime: str):
+    """pyopencl's other examples and programs from other repositories (`PROGRAMS`), each
+    run in its own folder as its author runs it (they open files next to them): the same
+    flow as above, one store for all of them. Outputs of programs that print timings or
+    unseeded random values are compared with those masked (`same_masked`)."""
+    ctx = pyopencl_ctx(runtime)
+    first, second = tmp_path / "first", tmp_path / "second"
+    for program in PROGRAMS:
+        script, name = program.path, program.name
+        alone = plain(script, ctx, *program.args)
+        assert alone.returncode == 0, (name, alone.stderr)
+        cold = run(first, ctx, "--report", str(tmp_path / "cold.json"), str(script),
+                   *program.args, cwd=script.parent)
+        assert cold.returncode == 0 and same_masked(cold.stdout, alone.stdout, program), (
+            name, cold.stdout, alone.stdout, cold.stderr)
+        report = json.loads((tmp_path / "cold.json").read_text())
+        if program.builds:
+            assert report["compilation"]["compiled"] >= 1 and report["persisted"] >= 1, name
+        warm = run(first, ctx, "--strict", "--report", str(tmp_path / "warm.json"), str(script),
+                   *program.args, cwd=script.parent)
+        assert warm.returncode == 0 and same_masked(warm.stdout, alone.stdout, program), (
+            name, warm.stdout, alone.stdout, warm.stderr)
+        report = json.loads((tmp_path / "warm.json").read_text())
+        assert report["built"] == [] and report["compilation"]["compiled"] == 0, name
+        assert report["compilation"]["loaded"] >= (1 if program.builds else 0), name
+    bundle = tmp_path / "programs.clmb"
+    assert run_cli(first, "bundle", "export", str(bundle)).returncode == 0
+    assert run_cli(second, "bundle", "import", str(bundle), "--allow-unsigned").returncode == 0
+    for program in PROGRAMS:
+        shipped = run(second, ctx, "--strict", "--report", str(tmp_path / "shipped.json"),
+                      str(program.path), *program.args, cwd=program.path.parent)
+        assert shipped.returncode == 0, f"{program.name}: {shipped.stderr}"
+        report = json.loads((tmp_path / "shipped.json").read_text())
+        assert report["built"] == [] and report["compilation"]["compiled"] == 0, program.name
 
 
 def test_status_arguments_and_strict_on_a_cold_store(tmp_path: Path):

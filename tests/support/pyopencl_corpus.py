@@ -11,8 +11,12 @@ programs were compiled from source (`SourceCompileSpy`).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import json
+import os
+import runpy
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +29,73 @@ from pyopencl.scan import ExclusiveScanKernel, InclusiveScanKernel
 CORPUS = Path(__file__).parents[1] / "corpus" / "pyopencl_upstream"
 EXAMPLES = ["example_demo.py", "example_demo_array.py", "example_demo_elementwise.py",
             "example_demo_elementwise_complex.py"]
+OTHERS = Path(__file__).parents[1] / "corpus" / "pyopencl_other"
+
+
+# What legitimately differs between two plain runs of a program, masked before outputs are
+# compared: every number (timings, unseeded random inputs and what is computed from them);
+# for dump-properties.py the addresses of Python objects (`<pyopencl.Platform 'Oclgrind' at
+# 0x55b1...>`) and Debian PoCL 3.1's DEVICE_ENQUEUE_CAPABILITIES, which is not initialized
+# (140501265154048 in one plain run, 140033113718784 in the next).
+NUMBERS = r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
+PROPERTIES = r"\bat 0x[0-9a-f]+|DEVICE_ENQUEUE_CAPABILITIES: \d+"
+
+
+@dataclasses.dataclass(frozen=True)
+class Program:
+    """A pyopencl program run as its author wrote it (`python PATH ARGS` in its folder), for
+    `clmodes run` (`tests/e2e/test_run.py`).
+
+    `varies`: a pattern (`NUMBERS`, `PROPERTIES`) of what it prints that differs from one
+    plain run to the next, masked when outputs are compared; then `prints` (a line of the
+    program's own result check) must be there verbatim. `builds`: it builds at least one
+    program (`dump-properties.py` makes contexts and builds nothing)."""
+
+    path: Path
+    args: tuple[str, ...] = ()
+    varies: str | None = None
+    prints: str | None = None
+    builds: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.path.relative_to(self.path.parents[1]).as_posix()
+
+
+# pyopencl's other examples and programs from other repositories (origins and licences:
+# the corpus READMEs). demo_mandelbrot.py draws 2048 x 2048 points (0.3 s on Intel's
+# runtime); without a display tkinter raises TclError and the example, as written, falls
+# back to making the image only.
+PROGRAMS = [
+    Program(CORPUS / "example_demo_struct_reduce.py"),
+    Program(CORPUS / "example_demo_meta_template.py"),
+    Program(CORPUS / "example_narray.py"),
+    Program(CORPUS / "example_dump_properties.py", varies=PROPERTIES, builds=False),
+    Program(CORPUS / "example_demo_mandelbrot.py", varies=NUMBERS),
+    Program(OTHERS / "PyOCL" / "adjust_score.py", varies=NUMBERS, prints="Results is OK"),
+    Program(OTHERS / "leonroussel" / "host_atomic_add.py", varies=NUMBERS,
+            prints="Close ? :  True"),
+]
+
+
+def run_unchanged(path: Path, *args: str) -> None:
+    """Run the program at `path` as `python PATH ARGS` in its folder would, in this process:
+    what `clmodes check` is given to check a program nobody changed."""
+    saved_argv, saved_path, saved_cwd = sys.argv[:], sys.path[:], os.getcwd()
+    try:
+        sys.argv = [str(path), *args]
+        sys.path.insert(0, str(path.parent))
+        os.chdir(path.parent)
+        runpy.run_path(str(path), run_name="__main__")
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        os.chdir(saved_cwd)
+
+
+def struct_reduce() -> None:
+    """pyopencl's `demo-struct-reduce.py`, unchanged, for `clmodes check` (its context:
+    `PYOPENCL_CTX`)."""
+    run_unchanged(CORPUS / "example_demo_struct_reduce.py")
 # What each example leaves that is worth comparing across processes.
 EXAMPLE_RESULTS = ("res_np", "dest_dev", "c_gpu", "c_gpu_real")
 UPSTREAM = [

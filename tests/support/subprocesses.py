@@ -107,6 +107,23 @@ def require_runtime(selector: str) -> str:
     return selector
 
 
+def pyopencl_ctx(runtime: str) -> str:
+    """`PYOPENCL_CTX` ("platform:device") of the first usable device of `runtime` (a key of
+    `RUNTIMES`): how a program that calls `cl.create_some_context()` is pointed at it."""
+    import pyopencl as cl
+
+    import clmodes
+
+    selector = require_runtime(RUNTIMES[runtime])
+    device = next(d for d in clmodes.devices()
+                  if selector.lower() in d.label.lower() and clmodes.usability(d).usable)
+    for p, platform in enumerate(cl.get_platforms()):
+        for i, found in enumerate(platform.get_devices()):
+            if found == device.cl_device:
+                return f"{p}:{i}"
+    raise AssertionError(f"{device.label} is not in pyopencl's list")
+
+
 def run_reporting(module: str, cache_dir: Path, runtime: str, name: str, **options) -> dict:
     """`support.<module>.run(name, **options)` in a fresh process on `runtime`: the JSON
     report it prints, with the process's standard error as "stderr"."""
