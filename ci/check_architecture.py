@@ -35,7 +35,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
     "_version errors atomic icd compiler_output execution reads records",
     "includes device discovery kernel shared_terminal progress",
     "store batch released arginfo pointer_types launch_args launch_sizes launchable",
-    "device_check pocl_ir selection adoption pyopencl_hooks programs building compiler_probe server",
+    "device_check selection adoption pyopencl_hooks programs building compiler_probe server",
     "stream clients",
     "runtime measure probing roofline tune capture cache_size",
     "warming workload checking running bundle remote",

@@ -15,7 +15,7 @@ import time
 
 import pyopencl as cl
 
-from clmodes import compiler_output, pocl_ir
+from clmodes import compiler_output
 from clmodes.batch import Batch
 from clmodes.device import Device
 from clmodes.execution import Counter, tally
@@ -33,10 +33,9 @@ def build_batch(context: cl.Context, device: Device, batch: Batch, counted: bool
     program._source = batch.source  # else pyopencl's attribute lookup asks the driver for a kernel named "_source"
     if counted:
         tally(Counter.BUILDS)
-    started, began = time.perf_counter(), time.time()
+    started = time.perf_counter()
     with compiler_output.logged(f"{len(batch.units)} units on {device.label}"):
         program.build(options=[*BUILD_OPTIONS, *batch.options], devices=[device.cl_device])
-    pocl_ir.note_build(program, began, time.time())
     log.debug("built %d units on %s in %.3f s", len(batch.units), device.label,
               time.perf_counter() - started)
     output = program.get_build_info(device.cl_device, cl.program_build_info.LOG).strip()

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import pyopencl as cl
 
-from clmodes import compiler_output, pocl_ir
+from clmodes import compiler_output
 from clmodes.batch import Batch
 from clmodes.device import Device
 from clmodes.arginfo import ArgInfo, MalformedArgInfo, count_problem
@@ -168,13 +168,13 @@ def capture(store: Store, device: Device, held: HeldProgram, units: set[str],
             log.info("capture build of %d units failed on %s (%s); capturing the whole batch",
                      len(units), device.label, str(error).splitlines()[0])
             units = set(batch.keys)
-    binary = pocl_ir.binary_of(store, device, program)
+    binary = program.get_info(cl.program_info.BINARIES)[0]
     if not binary:
         log.info("%s returned no binary for batch %s; not persisted", device.label,
                  batch.content_hash[:12])
         return False
     rows = [(key, o.name, _arg_rows(o.args)) for key, o in held.kernels.items() if o.unit in units]
-    store.put_binary(device.fingerprint.exact, batch.content_hash, batch.keys, binary, rows)
+    store.put_binary(device.fingerprint.exact, batch.content_hash, batch.keys, bytes(binary), rows)
     held.captured.update(dict.fromkeys(units, batch.content_hash))
     return True
 

@@ -14,10 +14,8 @@ A step loads its binary as a run does, `dlopen`s each shared object it ships and
 resolves its work-group symbol, and launches each kernel once at each shipped
 specialized shape; a generic step sets `POCL_WORK_GROUP_SPECIALIZATION=0` (PoCL reads
 it at each launch) and launches each kernel that ships a generic work-group function
-once. A binary that is PoCL's LLVM IR (`ir`, `clmodes.pocl_ir`) ships no code: each of
-its kernels is launched once (one work-group, of its required size, else 1), since PoCL
-generates the code then, and an IR that crashes PoCL crashes it there. A check launch's
-arguments are made up, so it must be harmless on nonsense: see `arguments`.
+once. A check launch's arguments are made up, so it must be harmless on nonsense: see
+`arguments`.
 """
 
 from __future__ import annotations
@@ -53,23 +51,21 @@ def find_device(job: dict) -> cl.Device | None:
     return device if device.name == job["device_name"] else None
 
 
-def create_kernel(program: cl.Program, entries: list[str], arguments: int | None) -> list[str]:
+def create_kernel(program: cl.Program, entries: list[str], arguments: int | None) -> None:
     """The kernel under one of its possible entry names that the program has, taking
     `arguments` arguments when its row says how many (a launch indexes its argument
-    info by position); the entry names it has."""
-    taken, names = [], []
+    info by position)."""
+    taken = []
     for entry in entries:
         try:
             taken.append(int(cl.Kernel(program, entry).num_args))
         except cl.Error:
             continue
-        names.append(entry)
     if not taken:
         raise LookupError(f"the binary holds no kernel {entries[0]!r}")
     if arguments is not None and arguments not in taken:
         raise LookupError(f"kernel {entries[0]!r} takes {' or '.join(map(str, taken))} "
                           f"arguments; its argument info describes {arguments}")
-    return names
 
 
 class Loaded:
@@ -98,11 +94,8 @@ class Loaded:
 
 def load(folder: Path, job: dict, loaded: Loaded) -> None:
     program, context, queue = loaded.program(folder, job)
-    named = [name for entries, arguments in job["kernels"]
-             for name in create_kernel(program, entries, arguments)]
-    if job.get("ir"):  # PoCL's LLVM IR: code is generated at the first launch, so launch
-        for name in named:
-            launch(program, context, queue, name, job["arguments"], None, None)
+    for entries, arguments in job["kernels"]:
+        create_kernel(program, entries, arguments)
     for shared in job["shared_objects"]:
         resolve(folder, shared)
     for shared in job["shared_objects"]:

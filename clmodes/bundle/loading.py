@@ -71,7 +71,6 @@ import pyopencl as cl
 from clmodes.bundle.poclbin import MAGIC as POCL_MAGIC
 from clmodes.bundle.poclbin import NativeObject, native_objects
 from clmodes.kernel import unit_suffix
-from clmodes.pocl_ir import is_ir
 from clmodes.store import BinaryRow, KernelRow
 
 STARTUP_SECONDS = 60.0  # interpreter, pyopencl and platform discovery, on a loaded machine
@@ -96,7 +95,6 @@ class Job:
     # Per entry name, its arguments' kinds for a check launch (None: the row kept none).
     arguments: tuple[tuple[str, tuple[ArgKind, ...] | None], ...] = ()
     shared_objects: tuple[dict[str, object], ...] = ()  # a PoCL binary's, unpacked beside it
-    ir: bool = False  # PoCL's LLVM IR (`clmodes.pocl_ir`): each kernel is launched once
 
     @property
     def key(self) -> tuple[str, str]:
@@ -180,8 +178,7 @@ def check_loads(binaries: list[BinaryRow], kernels: list[KernelRow],
         for number, row in enumerate(binaries):
             (Path(folder) / f"{number}.bin").write_bytes(row.binary)
             jobs[number] = dataclasses.replace(
-                jobs[number], shared_objects=unpack_shared_objects(Path(folder), number, row.binary),
-                ir=is_ir(row.binary))
+                jobs[number], shared_objects=unpack_shared_objects(Path(folder), number, row.binary))
         steps = steps_for(jobs)
         remaining = list(range(len(steps)))
         while remaining:
@@ -267,7 +264,7 @@ def run_child(folder: Path, jobs: list[Job], steps: list[Step], indices: list[in
 def plan_entry(index: int, step: Step, job: Job, places: dict[str, dict[str, object]]) -> dict[str, object]:
     return {"step": index, "number": step.number, "generic": step.generic, **places[job.exact],
             "kernels": list(job.kernels), "arguments": dict(job.arguments),
-            "shared_objects": list(job.shared_objects), "ir": job.ir}
+            "shared_objects": list(job.shared_objects)}
 
 
 def failure(step: Step, reason: str) -> str:

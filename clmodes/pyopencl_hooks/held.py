@@ -26,14 +26,12 @@ import dataclasses
 import logging
 import re
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 import pyopencl as cl
 import pyopencl._cl as _cl
 
-from clmodes import pocl_ir
 from clmodes.device import Device
 from clmodes.execution import Counter, misses, tally, usage
 from clmodes.execution.misses import Miss, MissKind
@@ -124,9 +122,7 @@ class SourcePrograms:
     def _build(self, key: str, source: str | bytes, options: bytes) -> HeldSource:
         program = _cl._Program(self.context, source)
         tally(Counter.BUILDS)
-        began = time.time()
         program.build(options, [self.device.cl_device])  # raises the compiler's error
-        pocl_ir.note_build(program, began, time.time())
         return self._count(HeldSource(key, program, _first_name(program), True), Counter.COMPILED)
 
     @staticmethod
@@ -146,12 +142,13 @@ class SourcePrograms:
             return sum(self._capture(store, held) for held in wanted)
 
     def _capture(self, store: Store, held: HeldSource) -> int:
-        binary = pocl_ir.binary_of(store, self.device, held.program)
+        binaries: Any = held.program.get_info(cl.program_info.BINARIES)
+        binary = binaries[0]
         if not binary:
             log.info("%s returned no binary for pyopencl program %r; not persisted",
                      self.device.label, held.name)
             return 0
-        store.put_binary(self.device.fingerprint.exact, held.key, [held.key], binary,
+        store.put_binary(self.device.fingerprint.exact, held.key, [held.key], bytes(binary),
                          [(held.key, held.name, None)])
         held.captured = True
         return 1
