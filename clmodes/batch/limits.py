@@ -9,38 +9,42 @@ the units per build (a positive integer).
 from __future__ import annotations
 
 import os
+import dataclasses
 
-# Platform name substring (lower case) -> most units per build.
-_LIMITS = (
-    ("portable computing language", 128),
-    ("intel", 32),
-    ("oclgrind", 32),
+
+@dataclasses.dataclass(frozen=True)
+class BuildCosts:
+    """A runtime's builds: most units one may hold, and what one costs whatever it holds."""
+
+    max_units: int
+    fixed_s: float
+
+
+# Platform name substring (lower case) -> its builds (`bench_batch_size.py`: PoCL
+# 0.15-0.25 s fixed, Intel's CPU runtime ~50 ms). A GPU driver's fixed cost is larger (a
+# build there runs a device back end; 0.3 s is below what NVIDIA's and AMD's drivers
+# take for a small program), so an unknown platform batches more.
+_RUNTIMES = (
+    ("portable computing language", BuildCosts(128, 0.2)),
+    ("intel", BuildCosts(32, 0.05)),
+    ("oclgrind", BuildCosts(32, 0.05)),
 )
-DEFAULT = 32
+DEFAULT = BuildCosts(32, 0.3)
+
+
+def build_costs(platform_name: str) -> BuildCosts:
+    lowered = platform_name.lower()
+    return next((costs for needle, costs in _RUNTIMES if needle in lowered), DEFAULT)
 
 
 def max_units(platform_name: str) -> int:
-    """Most units per `Program.build` on a platform."""
+    """Most units per `Program.build` on a platform (`$CLMODES_MAX_BATCH` overrides)."""
     override = os.environ.get("CLMODES_MAX_BATCH", "").strip()
     if override.isdigit() and int(override) > 0:
         return int(override)
-    lowered = platform_name.lower()
-    return next((limit for needle, limit in _LIMITS if needle in lowered), DEFAULT)
-
-
-# Platform name substring (lower case) -> seconds one `Program.build` costs whatever it
-# holds (`bench_batch_size.py`: PoCL 0.15-0.25 s, Intel's CPU runtime ~50 ms). A GPU
-# driver's is larger (a build there runs a device back end; 0.3 s is below what NVIDIA's
-# and AMD's drivers take for a small program), so an unknown platform batches more.
-_FIXED_S = (
-    ("portable computing language", 0.2),
-    ("intel", 0.05),
-    ("oclgrind", 0.05),
-)
-DEFAULT_FIXED_S = 0.3
+    return build_costs(platform_name).max_units
 
 
 def build_fixed_s(platform_name: str) -> float:
     """What one build costs on a platform before it compiles anything of its own."""
-    lowered = platform_name.lower()
-    return next((cost for needle, cost in _FIXED_S if needle in lowered), DEFAULT_FIXED_S)
+    return build_costs(platform_name).fixed_s

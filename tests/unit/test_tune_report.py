@@ -159,6 +159,12 @@ def test_a_candidate_dropped_for_its_output_reads_as_wrong_with_the_check():
 
 # -- a runner-up faster by median than the winner: why it was not chosen ---------------
 
+
+@pytest.fixture(autouse=True)
+def _whole_width(monkeypatch):
+    """Tables fit `$COLUMNS` (a pytest-xdist worker exports 80): these read whole names."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
 # Two finalists timed round by round (ms): "slow-ish" loses two rounds by half, wins three
 # narrowly, so its median is 4% above the other's yet its paired score is the lower.
 PATTERN = {"TILE=16 local=8x8": [3.0, 3.0, 0.95, 1.0, 1.0],
