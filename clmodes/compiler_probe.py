@@ -93,7 +93,7 @@ def probe_source(queries: list[str], expand: bool = True) -> str:
     only tested with `#ifdef`: clang refuses to expand it without its parentheses.
     `expand` False: no expansion at all (the fallback when one broke the build)."""
     lines = [PROBE_MARK, "#define CLMODES_STR(x) #x", "#define CLMODES_XSTR(x) CLMODES_STR(x)",
-             f"void clmodes_put(__global uchar *out, __constant char *text) {{",
+             "void clmodes_put(__global uchar *out, __constant char *text) {",
              f"    for (int i = 0; i < {_SLOT - 1} && text[i]; ++i) out[i] = (uchar)text[i];",
              "}"]
     for number, query in enumerate(queries):

@@ -165,7 +165,7 @@ def size_problem(
         problem = _local_problem(limits, sizes, locals_, local_size)
         if problem:
             return problem
-        groups = math.prod(-(-g // l) for g, l in zip(sizes, locals_))
+        groups = math.prod(-(-g // loc) for g, loc in zip(sizes, locals_))
     if device.groups_max is not None and groups > device.groups_max:
         return (f"global size {_text(global_size)} makes {groups} work-groups, more than "
                 f"clmodes launches on this device ({device.groups_max})")
@@ -196,16 +196,16 @@ def _local_problem(
 ) -> str | None:
     device = limits.device
     assert device is not None
-    if any(l == 0 for l in locals_):
+    if any(loc == 0 for loc in locals_):
         return f"local size {_text(local_size)} has a zero dimension"
-    for d, (l, most) in enumerate(zip(locals_, device.item_sizes)):
-        if l > most:
+    for d, (loc, most) in enumerate(zip(locals_, device.item_sizes)):
+        if loc > most:
             return (f"local size {_text(local_size)} exceeds the device's {most} "
                     f"work-items in dimension {d}")
     if math.prod(locals_) > limits.group_size:
         return (f"local size {_text(local_size)} makes work-groups of {math.prod(locals_)} "
                 f"work-items; this kernel takes at most {limits.group_size} on this device")
-    if limits.uniform and any(g % l for g, l in zip(sizes, locals_)):
+    if limits.uniform and any(g % loc for g, loc in zip(sizes, locals_)):
         return (f"local size {_text(local_size)} does not divide global size "
                 f"{_text(tuple(sizes))}; this program needs uniform work-groups "
                 f"(OpenCL C 2.0 and device support lift that)")

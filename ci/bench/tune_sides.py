@@ -119,7 +119,7 @@ def make_tunable(name: str, source: str) -> tuple[Tunable, dict[str, str]]:
     return tunable, names
 
 
-def cold_tune(tunable: Tunable, stream, bufs) -> tuple[float, BuildLog, object]:
+def cold_tune(tunable: Tunable, stream, bufs) -> tuple[float, kt_harness.BuildLog, object]:
     """One call of a never-tuned `tunable` under EXECUTE: (seconds, its builds, statistics)."""
     C, A, B = bufs
     n = A.shape[0]

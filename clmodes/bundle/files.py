@@ -7,7 +7,7 @@ import dataclasses
 import os
 import stat
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeAlias
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -22,7 +22,7 @@ from clmodes.bundle.signing import Signature, load_private_key, public_key_of, s
 from clmodes.bundle.validation import validate
 from clmodes.store import StoreEntries
 
-SigningKey = str | os.PathLike[str] | Ed25519PrivateKey
+SigningKey: TypeAlias = str | os.PathLike[str] | Ed25519PrivateKey  # an alias even where cryptography is missing (Any)
 
 
 @dataclasses.dataclass

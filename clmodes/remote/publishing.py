@@ -24,6 +24,7 @@ import json
 import logging
 import os
 from collections.abc import Callable
+from typing import TypeAlias
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -37,7 +38,7 @@ from clmodes.store import FORMAT_VERSION, StoreEntries, TuneRow
 
 log = logging.getLogger("clmodes")
 
-SigningKey = str | os.PathLike[str] | Ed25519PrivateKey
+SigningKey: TypeAlias = str | os.PathLike[str] | Ed25519PrivateKey  # an alias even where cryptography is missing (Any)
 GROUP_FIELDS = 4096  # the most fields of a tune key's group a publisher checks
 
 

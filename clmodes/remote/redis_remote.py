@@ -241,10 +241,6 @@ class RedisRemote(Remote):
         return self._down is None
 
     @property
-    def down_because(self) -> str | None:
-        return self._down
-
-    @property
     def spent_s(self) -> float:
         """Seconds this process has spent on the remote (against `Bounds.budget_s`)."""
         return self._spent

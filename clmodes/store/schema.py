@@ -126,11 +126,6 @@ class Row:
         return ", ".join(field.name for field in dataclasses.fields(cls))  # type: ignore[arg-type]
 
     @classmethod
-    def placeholders(cls) -> str:
-        """`?, ?, ...`: one SQLite parameter per column."""
-        return ", ".join("?" for _ in dataclasses.fields(cls))  # type: ignore[arg-type]
-
-    @classmethod
     def of(cls: type[R], row: R | Sequence[Any]) -> R:
         """A typed row from itself or from a plain tuple in column order (SQLite's rows)."""
         return row if isinstance(row, cls) else cls(*row)  # type: ignore[misc]  # a tuple's columns

@@ -222,11 +222,6 @@ class TunedKey:
     remote: bool = False  # read through a team's remote (`Store.remote_tune_keys`)
 
     @property
-    def row_key(self) -> tuple[Any, ...]:
-        """The store's primary key of this entry (`TuneRow.key`)."""
-        return (FORMAT_VERSION, self.model, self.tunable, self.key, self.candidates_checksum)
-
-    @property
     def winner_measurement(self) -> MeasuredCandidate | None:
         return next((m for m in self.measured if m.name == self.winner), None)
 

@@ -222,8 +222,6 @@ def test_every_pocl_binary_has_the_layout_the_path_check_accepts():
     """Every PoCL here (PyPI's 3.0; Debian's 3.1 with OCL_ICD_VENDORS=/etc/OpenCL/vendors):
     a program launched at several sizes, captured, parses with every file where PoCL
     puts it, work-group-specialized shared objects included."""
-    import numpy as np
-
     from clmodes.bundle import poclbin
 
     usable_runtime("PoCL")  # a skip with the reason when no PoCL here can build

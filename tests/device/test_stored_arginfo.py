@@ -7,8 +7,6 @@ import json
 import shutil
 import sqlite3
 
-import pytest
-
 from clmodes import bundle
 
 from support.bundles import public

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import signal
 import sqlite3
-import subprocess
 import sys
 import time
 from datetime import datetime

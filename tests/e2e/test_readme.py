@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-import clmodes
 from support.devices import usable_runtime
 from support.subprocesses import TESTS, run_python
 

@@ -72,7 +72,7 @@ def test_the_space_is_large_and_its_restrictions_hold():
         assert (c["MWG"] // c["MDIMC"]) * (c["NWG"] // c["NDIMC"]) <= 64
         assert c["KWG"] * (c["SA"] * c["MWG"] + c["SB"] * c["NWG"]) <= 4096
         global_size, local_size = gemm.geometry(c, 33, 45)
-        assert all(g % l == 0 for g, l in zip(global_size, local_size))
+        assert all(g % loc == 0 for g, loc in zip(global_size, local_size))
     assert all(any(c[p] == v for c in SAMPLE) for p in SPACE.params for v in SPACE.values(p))
 
 
