@@ -62,7 +62,7 @@ BENCHES: tuple[Bench, ...] = (
           "and off", devices="first"),
     Bench("corpus_builds", "bench_corpus_builds.py", "real libraries (ArrayFire, CLBlast, "
           "clpeak, pyopencl complex): builds per group, batched against separate"),
-    Bench("preparation", "preparation_split.py", "real-size code (John the Ripper's kernels "
+    Bench("preparation", "bench_preparation.py", "real-size code (John the Ripper's kernels "
           "sharing 21 headers): a first batched obtain's CPU split (preparation, probe, build, "
           "persistence) and a second process's, against plain builds"),
     Bench("bundle_import", "bench_bundle_import.py", "bundle import with and without "

@@ -7,7 +7,7 @@ the Ripper's ten kernels, 1.15 MB with their headers: 22 s of preparation; pyope
 complex header, 40 KB: 0.3-0.6 s). A big unit alone in its kind (its own source, its own
 defines) costs seconds to prepare and saves 0.05-0.2 s: John the Ripper's batch took 59 s
 on PoCL and 109 s on Intel against 8 and 68 s of plain builds (`ci/bench/
-preparation_split.py`). Such a unit builds alone, from its own text, without being
+bench_preparation.py`). Such a unit builds alone, from its own text, without being
 prepared.
 
 What one preparation serves is counted: the variants of one source share one (its defines

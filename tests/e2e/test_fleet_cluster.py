@@ -124,12 +124,16 @@ def test_workload_raising_on_one_runtime_fails_that_target_only(cluster, tmp_pat
     payload = report(answer)
     targets = by_vendor(payload)
     assert answer["rc"] == 1 and not out.exists() and not payload["written"]
-    assert targets["Intel"]["status"] == "failed: RuntimeError: refused on Intel on purpose"
+    # The node's warm names the workload's own exception (it raised before gathering
+    # anything: `NothingWarmedError`, naming it).
+    status = targets["Intel"]["status"]
+    assert status.startswith("failed: ") and "RuntimeError" in status, status
+    assert "refused on Intel on purpose" in status, status
     assert targets["PoCL"]["status"] == "ok"
     assert payload["missing"] == [targets["Intel"]["fingerprint"]]
     text = fleet_warm_text(payload)  # what the command prints without --json
     assert "not written" in text
-    assert "status: failed: RuntimeError: refused on Intel on purpose" in text
+    assert f"status: {status}" in text
 
 
 def test_spread_shares_one_tune_over_the_two_intel_nodes(cluster, tmp_path):

@@ -4,7 +4,7 @@ variants still batch.
 
 John the Ripper's kernels (tests/corpus/real/john: ten programs sharing 21 headers through
 `-I`, each with its own defines) took 22 s of preparation for a batch that saved 2 s of
-builds on PoCL and lost 19 s on Intel (`ci/bench/preparation_split.py`)."""
+builds on PoCL and lost 19 s on Intel (`ci/bench/bench_preparation.py`)."""
 
 from __future__ import annotations
 
