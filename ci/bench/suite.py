@@ -103,6 +103,10 @@ BENCHES: tuple[Bench, ...] = (
           long=True, runtime="PoCL"),
     Bench("pyopencl_code", "bench_pyopencl_code.py", "a pyopencl-array workload: cold "
           "pyopencl against a warmed clmodes process", devices="each", long=True),
+    Bench("first_result", "bench_first_result.py", "existing pyopencl programs, unchanged "
+          "(the test corpus): whole-process time to first result per program, plain cold, "
+          "plain with pyopencl's (on PoCL: PoCL's) cache, `clmodes run` cold, warmed, and on "
+          "a fresh store given a bundle", devices="each", long=True),
     Bench("decisions", "bench_decisions.py", "20 exhaustive tunes of a 48-config GEMM "
           "subspace per final rule (a final's sample the median or the fastest of its "
           "runs, alternating): choices against an interleaved re-measurement's best",
