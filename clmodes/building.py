@@ -9,6 +9,8 @@ goes to the `clmodes` logger at DEBUG, never to a warning a user did not ask for
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import logging
 import re
 import time
@@ -16,9 +18,11 @@ import time
 import pyopencl as cl
 
 from clmodes import compiler_output
-from clmodes.batch import Batch
 from clmodes.device import Device
 from clmodes.execution import Counter, tally
+
+if TYPE_CHECKING:
+    from clmodes.batch.program import Batch  # a source build's batch: imported where one is made
 
 log = logging.getLogger("clmodes")
 

@@ -40,10 +40,9 @@ import pyopencl as cl
 
 from clmodes import compiler_output
 from clmodes.batch.predefined import FEATURE_CHECKS, Answer, CompilerMacros, DeviceTraits, is_call
-from clmodes.batch.unit import compile_options
 from clmodes.building import BUILD_OPTIONS
 from clmodes.device import Device
-from clmodes.kernel import split_options
+from clmodes.kernel import compile_options, split_options
 from clmodes.store import Store
 
 log = logging.getLogger("clmodes")

@@ -129,3 +129,18 @@ RENAMED = re.compile(r"__clm[0-9a-f]{12}\b")
 
 def _digest(parts: object) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def compile_options(options: tuple[str, ...]) -> tuple[str, ...]:
+    """What still matters to building a preprocessed unit: its includes are resolved, so
+    `-I` no longer splits batches."""
+    kept: list[str] = []
+    skip = False
+    for option in options:
+        if skip:
+            skip = False
+        elif option == "-I":
+            skip = True
+        elif not option.startswith("-I"):
+            kept.append(option)
+    return tuple(kept)

@@ -16,6 +16,8 @@ is not its kernel's), since a launch would index it past its end.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import dataclasses
 import json
 import logging
@@ -24,13 +26,15 @@ from collections.abc import Callable
 import pyopencl as cl
 
 from clmodes import compiler_output
-from clmodes.batch import Batch
 from clmodes.device import Device
 from clmodes.arginfo import ArgInfo, MalformedArgInfo, count_problem
 from clmodes.kernel import unit_suffix
 from clmodes.store import Store
 from clmodes.store.kernels import KernelSpec
 from clmodes.pyopencl_hooks import registry
+
+if TYPE_CHECKING:
+    from clmodes.batch.program import Batch  # a source build's batch: imported where one is made
 
 log = logging.getLogger("clmodes")
 
@@ -132,7 +136,7 @@ def stored_arg_infos(store: Store, exact: str, batch: str, program: cl.Program,
     return found
 
 
-Builder = Callable[[Batch], cl.Program]
+Builder = Callable[["Batch"], cl.Program]
 
 
 def persist(store: Store, device: Device, held: HeldProgram, used: set[str] | None,

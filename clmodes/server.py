@@ -23,14 +23,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
 from clmodes import programs, pyopencl_hooks
 from clmodes.building import BUILD_OPTIONS, build_batch, build_log
-from clmodes.batch import Batch, CompilerMacros, DeviceTraits, failing_units, plan
 from clmodes.batch.limits import build_fixed_s, max_units
-from clmodes.batch.unit import Unit, prepare_asking
+from clmodes.batch.predefined import CompilerMacros, DeviceTraits
 from clmodes.compiler_probe import CompilerProbe
 from clmodes.device import Device
 from clmodes.errors import ClmodesError, KernelBuildError
@@ -43,6 +43,9 @@ from clmodes.programs import HeldProgram, ObtainedKernel
 from clmodes.pyopencl_hooks import registry
 from clmodes.pyopencl_hooks.held import SourcePrograms
 from clmodes.store import Store
+
+if TYPE_CHECKING:
+    from clmodes.batch.program import Batch
 
 log = logging.getLogger("clmodes")
 
@@ -131,6 +134,11 @@ class DeviceServer:
             remaining = self._load_stored(kernels, store)
             if remaining and not self._report_misses(remaining, store):
                 return
+            # Imported here: the batch machinery (pcpp, the preprocessor, the renamer) is
+            # what a source build needs, and a warmed process never builds (its start is
+            # measured in ci/bench/bench_warm_start.py).
+            from clmodes.batch.program import plan
+
             platform = self.device.platform_name
             for batch in plan(remaining, self.macros_for, max_units(platform),
                               self.compiler.ask, build_fixed_s(platform)):
@@ -203,6 +211,9 @@ class DeviceServer:
         if not batch.renamed:
             self._fail(batch, kernels, build_log)
             return
+        from clmodes.batch.program import Batch
+        from clmodes.batch.unit import failing_units
+
         blamed = failing_units(build_log, batch.keys)
         log.info("batch of %d units failed on %s; %s", len(batch.units), self.device.label,
                  f"{len(blamed)} named in its log" if blamed else "its log names no unit")
@@ -279,6 +290,8 @@ class DeviceServer:
 
     def aliases_for(self, kernel: Kernel) -> dict[str, str | None]:
         """The kernel's typedefs as its device's compiler sees them (see `PreparedUnit`)."""
+        from clmodes.batch.unit import Unit, prepare_asking
+
         unit = Unit.of(kernel)
         return dict(prepare_asking(unit, self.macros_for(kernel.options), self.compiler.ask).aliases)
 

@@ -18,9 +18,9 @@ from clmodes.batch.costs import ALL_ENV, too_costly
 from clmodes.batch.predefined import CompilerMacros
 from clmodes.batch.symbols import raw_typedefs
 from clmodes.batch.tokens import tokenize
-from clmodes.batch.unit import Ask, PreparedUnit, Unit, compile_options, prepare, settle
+from clmodes.batch.unit import Ask, PreparedUnit, Unit, prepare, settle
 from clmodes.includes import included_files
-from clmodes.kernel import Kernel
+from clmodes.kernel import Kernel, compile_options
 
 # Bump when the text a batch renders changes: a stored binary of an older rendering is
 # then never taken for this one.

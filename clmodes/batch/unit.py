@@ -105,21 +105,6 @@ class PreparedUnit:
         return self.text is not None
 
 
-def compile_options(options: tuple[str, ...]) -> tuple[str, ...]:
-    """What still matters to building a preprocessed unit: its includes are resolved, so
-    `-I` no longer splits batches."""
-    kept: list[str] = []
-    skip = False
-    for option in options:
-        if skip:
-            skip = False
-        elif option == "-I":
-            skip = True
-        elif not option.startswith("-I"):
-            kept.append(option)
-    return tuple(kept)
-
-
 @dataclasses.dataclass(frozen=True)
 class _Shape:
     """A preprocessed, renamable unit text, shared by every unit it serves."""
