@@ -19,7 +19,10 @@
    interleaved rounds, median per-launch time of the enqueue loops. Measured twice:
    free-running (the device runs the kernels meanwhile; on PoCL its worker threads share
    the host's cores with the enqueue loop, which inflates the slower side most), and host
-   side only (a marker waiting on a user event holds each queue during the loop).
+   side only (a marker waiting on a user event holds each queue during the loop). A
+   third side, the floor: `enqueue_nd_range_kernel` of a kernel whose arguments were set
+   once before the loop (`ratio_clmodes_over_bare_enqueue`, target <= 1.2x); a fourth,
+   the floor of a launch that sets its arguments: `set_args` then the enqueue.
 3. Cost of a dropped launch: `stream.launch` of an obtained kernel under
    COMPILE_AND_AUTOTUNE (verdict COMPILE) and under COMPILE_ONLY (verdict QUEUE).
 
@@ -288,12 +291,17 @@ def table_corpus(corpus: dict) -> list[str]:
     return lines
 
 
-def table_sides(side: dict, target: str) -> list[str]:
+def table_sides(side: dict, target: str, note: str) -> list[str]:
     return [
         f"  {'  stream.launch (clmodes)':<36} {side['clmodes_us']:>9.2f} us",
         f"  {'  pyopencl kernel call':<36} {side['pyopencl_us']:>9.2f} us",
         f"  {'  ratio clmodes / pyopencl':<36} {side['ratio_clmodes_over_pyopencl']:>9.2f} x"
-        f"   ({target}median of per-round ratios {side['ratio_paired_median']:.2f} x",
+        f"   ({target}median of per-round ratios {side['ratio_paired_median']:.2f} x{note})",
+        f"  {'  bare enqueue, arguments preset':<36} {side['bare_enqueue_us']:>9.2f} us",
+        f"  {'  ratio clmodes / bare enqueue':<36} {side['ratio_clmodes_over_bare_enqueue']:>9.2f} x"
+        "   (target <= 1.2x)",
+        f"  {'  set_args + enqueue':<36} {side['set_args_enqueue_us']:>9.2f} us",
+        f"  {'  ratio clmodes / set_args + enqueue':<36} {side['ratio_clmodes_over_set_args_enqueue']:>9.2f} x",
     ]
 
 
@@ -302,12 +310,10 @@ def table_launch(launch: dict, dropped: dict) -> list[str]:
              f"{launch['launches_per_side']} launches per side in {launch['rounds']} "
              "interleaved rounds, median"]
     lines.append("  free-running (device executes meanwhile, sharing the host's cores):")
-    lines += table_sides(launch, "target <= 1.3x; ")
-    lines[-1] += ")"
+    lines += table_sides(launch, "target <= 1.3x; ", "")
     host = launch["host_side"]
     lines.append("  host side only (queue held by a user event during the loop, device idle):")
-    lines += table_sides(host, "")
-    lines[-1] += f"; clmodes adds {host['clmodes_added_us']:.2f} us)"
+    lines += table_sides(host, "", f"; clmodes adds {host['clmodes_added_us']:.2f} us")
     lines.append("")
     lines.append(f"3. Dropped launch of an obtained kernel ({dropped['calls_per_mode']} calls per mode)")
     lines.append(f"  {'COMPILE_AND_AUTOTUNE (verdict COMPILE)':<40} {dropped['compile_verdict_us']:>7.3f} us")

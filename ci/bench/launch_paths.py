@@ -63,6 +63,22 @@ class Sides:
         for _ in range(count):
             knl(queue, GSIZE, None, buf, n)
 
+    def bare(self, count: int) -> None:
+        """The least a launch can cost from Python: `enqueue_nd_range_kernel` of a kernel
+        whose arguments were set once before the loop (no argument handling, no checks)."""
+        knl, queue, enqueue = self.knl, self.queue, cl.enqueue_nd_range_kernel
+        knl.set_args(self.buf_pcl, self.n)
+        for _ in range(count):
+            enqueue(queue, knl, GSIZE, None)
+
+    def set_and_enqueue(self, count: int) -> None:
+        """The least a launch that sets its arguments costs: `set_args` (scalar dtypes
+        preset) and `enqueue_nd_range_kernel`, nothing else."""
+        knl, queue, enqueue, buf, n = self.knl, self.queue, cl.enqueue_nd_range_kernel, self.buf_pcl, self.n
+        for _ in range(count):
+            knl.set_args(buf, n)
+            enqueue(queue, knl, GSIZE, None)
+
     def context_of(self, queue: cl.CommandQueue) -> cl.Context:
         return self.stream.queue.context if queue is self.stream.queue else self.plain
 
@@ -97,11 +113,18 @@ def warm_up(sides: Sides) -> None:
     sides.finish()
     sides.clm(WARMUP_LAUNCHES)
     sides.direct(WARMUP_LAUNCHES)
+    sides.bare(WARMUP_LAUNCHES)
+    sides.set_and_enqueue(WARMUP_LAUNCHES)
     sides.finish()
 
 
+# Per-launch seconds of each round: clmodes, pyopencl's kernel call, bare enqueue, set_args
+# and enqueue.
+Times = tuple[list[float], list[float], list[float], list[float]]
+
+
 def measure(sides: Sides, rounds: int, per_round: int,
-            gated: bool) -> tuple[list[float], list[float]]:
+            gated: bool) -> Times:
     """Per-launch seconds of each round, sides alternating first.
 
     Free-running: the device executes while the loop enqueues (on PoCL its worker
@@ -110,9 +133,12 @@ def measure(sides: Sides, rounds: int, per_round: int,
     """
     clm_times: list[float] = []
     pcl_times: list[float] = []
-    order = ((sides.clm, sides.stream.queue, clm_times), (sides.direct, sides.queue, pcl_times))
+    bare_times: list[float] = []
+    set_times: list[float] = []
+    order = ((sides.clm, sides.stream.queue, clm_times), (sides.direct, sides.queue, pcl_times),
+             (sides.bare, sides.queue, bare_times), (sides.set_and_enqueue, sides.queue, set_times))
     interleaved(sides, order, rounds, per_round, gated)
-    return clm_times, pcl_times
+    return clm_times, pcl_times, bare_times, set_times
 
 
 def interleaved(sides: Sides, order, rounds: int, per_round: int, gated: bool) -> None:
@@ -131,15 +157,17 @@ def interleaved(sides: Sides, order, rounds: int, per_round: int, gated: bool) -
         gc.collect()
 
 
-def check_counts(sides: Sides, expected: int) -> None:
-    """Both sides incremented their buffer once per launch: every launch really ran."""
+def check_counts(sides: Sides, expected: int, expected_plain: int) -> None:
+    """Each side incremented its buffer once per launch: every launch really ran (the
+    direct and the bare side share the plain buffer)."""
     got_clm = np.empty(64, np.float32)
     got_pcl = np.empty(64, np.float32)
     cl.enqueue_copy(sides.stream.queue, got_clm, sides.buf_clm)
     cl.enqueue_copy(sides.queue, got_pcl, sides.buf_pcl)
     sides.finish()
-    if not (np.allclose(got_clm, expected) and np.allclose(got_pcl, expected)):
-        raise RuntimeError(f"launch check failed: {got_clm[0]}, {got_pcl[0]} != {expected}")
+    if not (np.allclose(got_clm, expected) and np.allclose(got_pcl, expected_plain)):
+        raise RuntimeError(f"launch check failed: {got_clm[0]}, {got_pcl[0]} != "
+                           f"{expected}, {expected_plain}")
 
 
 def _us(times: list[float]) -> list[float]:
@@ -150,11 +178,10 @@ def _paired(a: list[float], b: list[float]) -> float:
     return statistics.median(x / y for x, y in zip(a, b))
 
 
-def launch_figures(free: tuple[list[float], list[float]], gated: tuple[list[float], list[float]],
-                   per_round: int, rounds: int) -> dict[str, object]:
-    (clm_times, pcl_times), (gated_clm, gated_pcl) = free, gated
-    clm_us, pcl_us = (statistics.median(t) * 1e6 for t in free)
-    gated_clm_us, gated_pcl_us = (statistics.median(t) * 1e6 for t in gated)
+def launch_figures(free: Times, gated: Times, per_round: int, rounds: int) -> dict[str, object]:
+    (clm_times, pcl_times, _, _), (gated_clm, gated_pcl, gated_bare, _) = free, gated
+    clm_us, pcl_us, bare_us, set_us = (statistics.median(t) * 1e6 for t in free)
+    gated_clm_us, gated_pcl_us, gated_bare_us, gated_set_us = (statistics.median(t) * 1e6 for t in gated)
     return {
         "global_size": GSIZE[0],
         "launches_per_side": per_round * rounds,
@@ -163,6 +190,10 @@ def launch_figures(free: tuple[list[float], list[float]], gated: tuple[list[floa
         "pyopencl_us": pcl_us,
         "ratio_clmodes_over_pyopencl": clm_us / pcl_us,
         "ratio_paired_median": _paired(clm_times, pcl_times),
+        "bare_enqueue_us": bare_us,
+        "ratio_clmodes_over_bare_enqueue": clm_us / bare_us,
+        "set_args_enqueue_us": set_us,
+        "ratio_clmodes_over_set_args_enqueue": clm_us / set_us,
         "clmodes_rounds_us": _us(clm_times),
         "pyopencl_rounds_us": _us(pcl_times),
         "host_side": {
@@ -171,6 +202,12 @@ def launch_figures(free: tuple[list[float], list[float]], gated: tuple[list[floa
             "pyopencl_us": gated_pcl_us,
             "ratio_clmodes_over_pyopencl": gated_clm_us / gated_pcl_us,
             "ratio_paired_median": _paired(gated_clm, gated_pcl),
+            "bare_enqueue_us": gated_bare_us,
+            "ratio_clmodes_over_bare_enqueue": gated_clm_us / gated_bare_us,
+            "ratio_paired_median_over_bare_enqueue": _paired(gated_clm, gated_bare),
+            "set_args_enqueue_us": gated_set_us,
+            "ratio_clmodes_over_set_args_enqueue": gated_clm_us / gated_set_us,
+            "ratio_set_args_enqueue_over_bare_enqueue": gated_set_us / gated_bare_us,
             "clmodes_added_us": gated_clm_us - gated_pcl_us,
             "clmodes_rounds_us": _us(gated_clm),
             "pyopencl_rounds_us": _us(gated_pcl),
@@ -184,11 +221,13 @@ def launch_overhead(sides: Sides, launches: int, rounds: int, log) -> dict[str, 
     per_round = max(1, launches // rounds)
     free = measure(sides, rounds, per_round, gated=False)
     gated = measure(sides, rounds, per_round, gated=True)
-    check_counts(sides, 1 + WARMUP_LAUNCHES + 2 * per_round * rounds)
+    done = WARMUP_LAUNCHES + 2 * per_round * rounds  # per side: warm-up, free and gated
+    check_counts(sides, 1 + done, 1 + 3 * done)  # the plain buffer: three sides
     result = launch_figures(free, gated, per_round, rounds)
     host = result["host_side"]
-    log(f"  launch: clmodes {result['clmodes_us']:.2f} us, pyopencl {result['pyopencl_us']:.2f} us "
-        f"(host side only: {host['clmodes_us']:.2f} us, {host['pyopencl_us']:.2f} us)")
+    log(f"  launch: clmodes {result['clmodes_us']:.2f} us, pyopencl {result['pyopencl_us']:.2f} us, "
+        f"bare enqueue {result['bare_enqueue_us']:.2f} us (host side only: {host['clmodes_us']:.2f}"
+        f" us, {host['pyopencl_us']:.2f} us, {host['bare_enqueue_us']:.2f} us)")
     return result
 
 

@@ -114,6 +114,9 @@ BENCHES: tuple[Bench, ...] = (
     Bench("decisions_loaded", "bench_decisions.py", "the same beside 3 busy-looping "
           "processes (a load that can be repeated)",
           args=("--load", "3", "--final-runs-as", "median,fastest"), long=True),
+    Bench("warm_start", "bench_warm_start.py", "a warmed fresh process running the MLP "
+          "against a cold one, the floor (Python, pyopencl and a context) and the floor "
+          "loading the same binaries without clmodes", long=True),
     Bench("fleet", "bench_fleet.py", "fleet warm over a two-node Ray cluster against "
           "single warms", devices="first", long=True, needs=("ray",), smoke="setup"),
 )

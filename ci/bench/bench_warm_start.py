@@ -1,0 +1,178 @@
+#!/usr/bin/env python
+"""A warmed process's start: the MLP workload cold, warmed, and against the floor.
+
+    python ci/bench/bench_warm_start.py [--json OUT] [--reps N] [--workload MODULE:FUNC]
+                                        [--smoke]
+
+One device ($CLMODES_DEVICE, else the first usable). Every side is one fresh process timed
+by this parent from its start to its exit (interpreter start, imports, device, store,
+kernels, the workload's own work, exit): what a user waits for. Python writes and reads its
+bytecode caches as on a user's machine (PYTHONDONTWRITEBYTECODE is removed from the
+children's environment; one untimed run of each side fills them first). PoCL's kernel
+cache and pyopencl's cache are off on every side.
+
+- cold:        the workload in EXECUTE on a fresh store (compiles, tunes, computes);
+- warmed:      the workload in a fresh process on the store `clmodes warm` filled (untimed);
+- floor:       `import numpy, pyopencl`, the platform list, a context and a queue on the
+               same device, nothing else: the least any OpenCL process here pays;
+- floor+bins:  the floor, then every program binary the warmed store holds for the device
+               built with `pyopencl.Program(context, [device], [binary]).build()`, read from
+               the store's SQLite file as data: the least a process that loads those kernels
+               pays, with no clmodes (what pyopencl's own binary cache can at best do).
+
+Per rep the sides run in an order rotated by one; figures are medians over reps. Ratios:
+`cold_over_warmed` (the issue's target: 20), `cold_over_floor` (the most that ratio can be
+here: a warmed process cannot start faster than the floor), `warmed_over_floor_bins`
+(clmodes' own cost over loading the same binaries by hand: imports, device check, store,
+hooks, the launch path). The 1-minute load is printed before and after.
+"""
+
+from __future__ import annotations
+
+import benchlib
+
+import os  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+SIDES = ("cold", "warmed", "floor", "floor+bins")
+WORKLOAD = "kernels_cl.workloads:mlp"
+TIMEOUT_S = 600
+
+RUN_WORKLOAD = r'''
+import importlib, sys
+module, _, name = sys.argv[1].partition(":")
+result = getattr(importlib.import_module(module), name)()
+'''
+
+# The floor: no clmodes. argv: platform name, device name, [store file].
+FLOOR = r'''
+import sqlite3, sys
+import numpy, pyopencl as cl
+platform_name, device_name = sys.argv[1], sys.argv[2]
+device = next(d for p in cl.get_platforms() if p.name == platform_name
+              for d in p.get_devices() if d.name == device_name)
+context = cl.Context([device])
+queue = cl.CommandQueue(context)
+if len(sys.argv) > 3:
+    with sqlite3.connect(sys.argv[3]) as db:
+        rows = db.execute("SELECT binary FROM binaries WHERE exact = ?", (sys.argv[4],)).fetchall()
+    programs = [cl.Program(context, [device], [bytes(binary)]).build() for (binary,) in rows]
+    print(len(programs))
+'''
+
+
+def child_environment(store: Path) -> dict[str, str]:
+    env = dict(os.environ, CLMODES_CACHE_DIR=str(store), POCL_KERNEL_CACHE="0",
+               PYOPENCL_NO_CACHE="1")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def timed_process(command: list[str], env: dict[str, str]) -> tuple[float, str]:
+    """(wall seconds, standard output) of one fresh process, which must exit 0."""
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
+                          cwd=benchlib.ROOT)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"bench_warm_start: {command[:3]} exited {done.returncode}: "
+                         f"{done.stderr.strip().splitlines()[-1:]}")
+    return wall, done.stdout
+
+
+class Sides:
+    """The four sides on one device, with the warmed store filled once."""
+
+    def __init__(self, workload: str, device, warmed_store: Path) -> None:
+        self.workload = workload
+        self.device = device
+        self.warmed_store = warmed_store
+        self.store_file = next(warmed_store.glob("*.sqlite3"))
+        self.exact = device.fingerprint.exact
+
+    def command(self, side: str) -> tuple[list[str], Path]:
+        """The side's command and the store it runs on (a fresh one for cold)."""
+        py = sys.executable
+        where = [self.device.platform_name, self.device.name]
+        if side == "cold":
+            return [py, "-c", RUN_WORKLOAD, self.workload], Path(tempfile.mkdtemp(prefix="cold-"))
+        if side == "warmed":
+            return [py, "-c", RUN_WORKLOAD, self.workload], self.warmed_store
+        if side == "floor":
+            return [py, "-c", FLOOR, *where], self.warmed_store
+        return [py, "-c", FLOOR, *where, str(self.store_file), self.exact], self.warmed_store
+
+    def run(self, side: str) -> tuple[float, str]:
+        command, store = self.command(side)
+        env = child_environment(store)
+        env["CLMODES_DEVICE"] = self.device.label
+        return timed_process(command, env)
+
+
+def warm_store(workload: str, device) -> Path:
+    store = Path(tempfile.mkdtemp(prefix="warmed-"))
+    env = child_environment(store)
+    env["CLMODES_DEVICE"] = device.label
+    timed_process([sys.executable, "-m", "clmodes", "warm", workload, "-q"], env)
+    return store
+
+
+def measure(workload: str, device, reps: int, log) -> dict[str, object]:
+    store = warm_store(workload, device)
+    sides = Sides(workload, device, store)
+    loaded = sides.run("floor+bins")[1].strip()
+    for side in SIDES:  # untimed: fill the bytecode caches and the OS's file cache
+        sides.run(side)
+    walls: dict[str, list[float]] = {side: [] for side in SIDES}
+    for rep in range(reps):
+        for side in benchlib.rotated(SIDES, rep):
+            walls[side].append(sides.run(side)[0])
+        log(f"rep {rep + 1}/{reps}: " + ", ".join(f"{s} {walls[s][-1]:.3f} s" for s in SIDES))
+    median = {side: statistics.median(values) for side, values in walls.items()}
+    return {
+        "device": device.label,
+        "binaries_in_warmed_store": int(loaded or 0),
+        "seconds": median,
+        "samples": walls,
+        "ratios": {
+            "cold_over_warmed": median["cold"] / median["warmed"],
+            "cold_over_floor": median["cold"] / median["floor"],
+            "warmed_over_floor_bins": median["warmed"] / median["floor+bins"],
+            "floor_bins_over_floor": median["floor+bins"] / median["floor"],
+        },
+    }
+
+
+def main() -> None:
+    parser = benchlib.parser(__doc__, json_help="write the figures as JSON here")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true", help="one rep (the suite's smoke)")
+    parser.add_argument("--workload", default=WORKLOAD)
+    args = parser.parse_args()
+    log = benchlib.progress_logger(False)
+    import clmodes  # registers Intel's runtime with the ICD loader; the children inherit it
+
+    device = clmodes.client().device
+    reps = 1 if args.smoke else args.reps
+    before = benchlib.loadavg_1min()
+    results = measure(args.workload, device, reps, log)
+    after = benchlib.loadavg_1min()
+    results["load"] = benchlib.load_text(before, after)
+    print(f"device: {results['device']}; load {results['load']}")
+    seconds = results["seconds"]
+    assert isinstance(seconds, dict)
+    print("  ".join(f"{side} {seconds[side]:.3f} s" for side in SIDES))
+    ratios = results["ratios"]
+    assert isinstance(ratios, dict)
+    for name, value in ratios.items():
+        print(f"{name}: {value:.2f}")
+    benchlib.write_json(args.json, results)
+
+
+if __name__ == "__main__":
+    main()
