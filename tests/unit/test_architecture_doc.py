@@ -28,6 +28,8 @@ REPO_PATH = re.compile(r"(?<![\w/.-])((?:clmodes|ci|tests|kernels_cl|docs)/[\w./
 PY_PATH = re.compile(r"(?<![\w/.-])((?:\w+/)+\w+\.py)\b")
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 DOTTED = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(.*\))?$")
+OUTSIDE_CLASSES = {"ContextVar", "NoBackoff"}  # contextvars', redis-py's
+CLASS_NAME = re.compile(r"^([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?:\(.*\))?$")  # `DeviceServer`
 
 
 @cache
@@ -133,6 +135,13 @@ def cited_names(text: str) -> list[str]:
     return names
 
 
+def cited_classes(text: str) -> list[str]:
+    """CamelCase names in code spans (`TuningSpace`, `DeviceServer(...)`): each must be one
+    of the package's, but for the few outside names the page explains."""
+    return [m.group(1) for span in CODE_SPAN.findall(text)
+            if (m := CLASS_NAME.match(span.strip())) and m.group(1) not in OUTSIDE_CLASSES]
+
+
 def missing_paths(text: str) -> list[str]:
     missing = []
     for path in REPO_PATH.findall(text):
@@ -165,7 +174,10 @@ def test_every_module_function_and_class_the_architecture_cites_exists():
     wrong = sorted(name for name, found in checked.items() if found is False)
     assert not wrong, f"ARCHITECTURE.md names what the code does not define: {wrong}"
     # the check reads real names, not none: the page points into the code throughout
-    assert sum(found is True for found in checked.values()) >= 60, checked
+    assert sum(found is True for found in checked.values()) >= 30, checked
+    unknown = sorted({name for name in cited_classes(ARCHITECTURE.read_text(encoding="utf-8"))
+                      if name not in classes()})
+    assert not unknown, f"ARCHITECTURE.md names classes the code does not define: {unknown}"
 
 
 def test_the_resolver_tells_a_wrong_name():
