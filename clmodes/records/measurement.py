@@ -3,10 +3,13 @@ what a tune record keeps per candidate.
 
 Why a type: the outcome of a candidate (timed, failed, dropped by the racer, dropped for
 a wrong output) used to be told apart by the prefix of a reason string wherever a
-record was read. Here it is an `Outcome`, decided once: where a measurement is made
-(`CandidateMeasurement.dropped`) and, for JSON from anywhere, in `from_json`. The JSON
-written is exactly what clmodes has always written (`{"median_s", "samples_s", ...}`,
-`{"failed": reason}`, `{"dropped": reason}`), so stores and bundles read both ways.
+record was read, so a log message was part of the data format. Now whoever drops a
+candidate says why as a `Drop` (`Dropped`: the kind and the words), the measurement
+keeps it, and the JSON carries it as `"kind"` beside the reason (`{"dropped": reason,
+"kind": "slower"}`). Records written before the kind was kept have none: for them alone
+the kind is read from the reason's first words (`legacy_drop`), the one place a prefix is
+read. The JSON is otherwise what clmodes has always written, so stores and bundles read
+both ways.
 """
 
 from __future__ import annotations
@@ -31,12 +34,51 @@ class Outcome(enum.Enum):
     WRONG = "wrong"  # its output differs from the reference's
 
 
-def outcome_of_reason(reason: str) -> Outcome:
-    """The outcome a not-measured candidate's reason says (the racer's and the check's
-    reasons start with "failed", or with `WRONG`); the one place a prefix is read."""
-    if reason.startswith("failed"):
-        return Outcome.FAILED
-    return Outcome.WRONG if reason.startswith(WRONG) else Outcome.DROPPED
+class Drop(enum.Enum):
+    """Why a candidate has no timing. The values are what `tune list` and the report's
+    JSON call the kinds."""
+
+    FAILED = "failed"  # it raised: gathering, building, launching, or its check run
+    WRONG = "wrong"  # its output differs from the reference's
+    SCREENED = "screened"  # its warm-up was far slower than the fastest's
+    SLOWER = "slower"  # the race dropped it as clearly slower
+    UNTIMED = "untimed"  # no timing of it could be real
+    OTHER = "other"  # not measured: the time budget ran out, or a record says no more
+
+    @property
+    def outcome(self) -> Outcome:
+        if self is Drop.FAILED:
+            return Outcome.FAILED
+        return Outcome.WRONG if self is Drop.WRONG else Outcome.DROPPED
+
+
+@dataclasses.dataclass(frozen=True)
+class Dropped:
+    """A candidate dropped: the kind, decided where it is dropped, and the words a user
+    reads (`tune list`, warnings)."""
+
+    kind: Drop
+    reason: str
+
+
+# The first words of each kind's reason as clmodes wrote them before the kind was kept.
+_LEGACY_PREFIXES = (("failed", Drop.FAILED), (WRONG, Drop.WRONG), ("screened", Drop.SCREENED),
+                    ("slower", Drop.SLOWER), ("no real timing", Drop.UNTIMED))
+
+
+def legacy_drop(reason: str) -> Drop:
+    """The kind of a drop recorded without one (written before clmodes kept it), from the
+    first words of its reason; the one place a prefix is read."""
+    return next((kind for prefix, kind in _LEGACY_PREFIXES if reason.startswith(prefix)),
+                Drop.OTHER)
+
+
+def drop_from_json(kind: object, reason: str) -> Drop:
+    """The recorded kind when it is one, else as an older record's reason says."""
+    try:
+        return Drop(kind)
+    except ValueError:
+        return legacy_drop(reason)
 
 
 def identity_from_json(value: object) -> str | None:
@@ -62,11 +104,12 @@ class CandidateMeasurement:
     host: str | None = None
     measured_at: float | None = None
     clmodes: str | None = None  # the version that measured it
+    drop: Drop | None = None  # why it is not measured (None when it is)
 
     @classmethod
-    def dropped(cls, reason: str) -> CandidateMeasurement:
-        """A candidate that was not timed to the end, its outcome from its reason."""
-        return cls(outcome_of_reason(reason), reason=reason)
+    def dropped(cls, dropped: Dropped) -> CandidateMeasurement:
+        """A candidate that was not timed to the end, and why."""
+        return cls(dropped.kind.outcome, reason=dropped.reason, drop=dropped.kind)
 
     @property
     def timed(self) -> bool:
@@ -87,11 +130,13 @@ class CandidateMeasurement:
             return None
         common = _common(obj)
         if isinstance(obj.get("failed"), str):
-            return cls(Outcome.FAILED, reason=obj["failed"], **common)
+            return cls(Outcome.FAILED, reason=obj["failed"], drop=Drop.FAILED, **common)
         if isinstance(obj.get("dropped"), str):
-            dropped = obj["dropped"]
-            kind = Outcome.WRONG if dropped.startswith(WRONG) else Outcome.DROPPED
-            return cls(kind, reason=dropped, **common)
+            reason = obj["dropped"]
+            kind = drop_from_json(obj.get("kind"), reason)
+            if kind is Drop.FAILED:  # only "failed" says that
+                kind = Drop.OTHER
+            return cls(kind.outcome, reason=reason, drop=kind, **common)
         samples = obj.get("samples_s")
         kept = tuple(s for s in map(number, samples) if s is not None) \
             if isinstance(samples, list) else ()
@@ -114,6 +159,8 @@ class CandidateMeasurement:
         else:
             key = "failed" if self.outcome is Outcome.FAILED else "dropped"
             found = {key: self.reason or ""}
+            if self.drop is not None:
+                found["kind"] = self.drop.value
         for name in ("device", "host", "measured_at", "clmodes", "reference", "identity",
                      "roofline"):
             value = getattr(self, name)

@@ -19,7 +19,7 @@ from typing import Any
 
 from clmodes.errors import ClmodesError
 from clmodes.records.fields import count, number, text, texts
-from clmodes.records.measurement import CandidateMeasurement, outcome_of_reason, Outcome
+from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped, Outcome, drop_from_json
 
 RECORD_VERSION = 1  # records without "record_version" are version 0
 
@@ -233,7 +233,7 @@ class TuneRecord:
             _strict_problems(winner, measured, obj.get("roofline"))
         identities = obj.get("identities")
         return cls(
-            winner=winner, measurements=_measurements(measured), dropped=_dropped(obj.get("dropped")),
+            winner=winner, measurements=_measurements(measured), dropped=_dropped(obj.get("dropped"), obj.get("drop_kinds")),
             identities={str(k): v for k, v in identities.items() if isinstance(v, str)}
             if isinstance(identities, dict) else None,
             statistic=text(obj.get("statistic")) or "median",
@@ -255,6 +255,7 @@ class TuneRecord:
             "winner": self.winner, "statistic": self.statistic,
             "measurements": {name: m.to_json() for name, m in self.measurements.items()},
             "dropped": {name: m.reason or "" for name, m in self.dropped.items()},
+            "drop_kinds": {name: m.drop.value for name, m in self.dropped.items() if m.drop},
             "record_version": RECORD_VERSION}
         if self.identities is not None:
             found["identities"] = dict(self.identities)
@@ -311,14 +312,16 @@ def _measurements(value: object) -> dict[str, CandidateMeasurement]:
     return found
 
 
-def _dropped(value: object) -> dict[str, CandidateMeasurement]:
-    """name -> reason in the JSON; the outcome is read from the reason (the record keeps
-    no other trace of it)."""
+def _dropped(value: object, kinds: object) -> dict[str, CandidateMeasurement]:
+    """name -> reason in the JSON, and name -> kind in "drop_kinds" (a record written
+    before kinds were kept has none: its reasons say them, `drop_from_json`)."""
     if not isinstance(value, dict):
         return {}
-    return {str(name): CandidateMeasurement(outcome_of_reason(str(reason)), reason=str(reason))
+    known = kinds if isinstance(kinds, dict) else {}
+    return {str(name): CandidateMeasurement.dropped(
+                Dropped(drop_from_json(known.get(name), str(reason)), str(reason)))
             for name, reason in value.items()}
 
 
-__all__ = ["RECORD_VERSION", "CandidateMeasurement", "CheckInfo", "Cost", "MalformedRecord",
-           "FinalInfo", "Outcome", "Rivalry", "SpreadInfo", "TuneRecord", "decoded"]
+__all__ = ["RECORD_VERSION", "CandidateMeasurement", "CheckInfo", "Cost", "Drop", "Dropped",
+           "MalformedRecord", "FinalInfo", "Outcome", "Rivalry", "SpreadInfo", "TuneRecord", "decoded"]

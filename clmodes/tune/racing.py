@@ -48,7 +48,7 @@ from collections.abc import Callable, Mapping
 from clmodes.measure import executing
 from clmodes.stream import Stream
 from clmodes.tune import timing
-from clmodes.records.measurement import CandidateMeasurement, Outcome
+from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped, Outcome
 
 log = logging.getLogger("clmodes")
 
@@ -175,11 +175,11 @@ def real_timing(seconds: float) -> bool:
     return math.isfinite(seconds) and seconds > 0
 
 
-def drop_untimed(measured: dict[str, Measurement], dropped: dict[str, str]) -> None:
+def drop_untimed(measured: dict[str, Measurement], dropped: dict[str, Dropped]) -> None:
     """A candidate with no real timing at all cannot be compared: it is dropped."""
     for name, measurement in list(measured.items()):
         if not measurement.samples:
-            dropped[name] = f"no real timing ({measurement.discarded} discarded)"
+            dropped[name] = Dropped(Drop.UNTIMED, f"no real timing ({measurement.discarded} discarded)")
             measured.pop(name)
 
 
@@ -189,14 +189,14 @@ def race(
     args: tuple[object, ...],
     policy: RacePolicy,
     describe: str,
-) -> tuple[dict[str, Measurement], dict[str, str]]:
+) -> tuple[dict[str, Measurement], dict[str, Dropped]]:
     """Measure candidates under `StreamModeOverride(EXECUTE)`; return (kept, dropped).
 
     Every candidate is warmed up first, then sampled in *rounds*, one sample of each per
     round in a rotating order. Machine noise (another process taking a core for a while)
     then lands on every candidate alike instead of on whichever was being measured, and
     drops compare candidates over the same rounds."""
-    dropped: dict[str, str] = {}
+    dropped: dict[str, Dropped] = {}
     with executing(stream):
         measured = _warm_up(candidates, stream, args, policy, describe, dropped)
         for index in range(policy.total_samples):
@@ -209,7 +209,7 @@ def race(
                                      name=name)
                 except Exception as error:  # noqa: BLE001 - any failure drops the candidate
                     log.warning("%s: candidate %r dropped: %s", describe, name, error)
-                    dropped[name] = f"failed: {error}"
+                    dropped[name] = Dropped(Drop.FAILED, f"failed: {error}")
                     measured.pop(name)
                     continue
                 if not real_timing(seconds):
@@ -229,7 +229,7 @@ def race(
 
 def _warm_up(
     candidates: Mapping[str, Candidate], stream: Stream, args: tuple[object, ...],
-    policy: RacePolicy, describe: str, dropped: dict[str, str],
+    policy: RacePolicy, describe: str, dropped: dict[str, Dropped],
 ) -> dict[str, Measurement]:
     """Run each candidate `warmup` times (first-launch code generation happens here, not
     in a sample); those that raise are dropped with a warning, those far slower than the
@@ -249,7 +249,7 @@ def _warm_up(
                 alive[name].discarded += 1  # not screened on it: a timing that cannot be real
         except Exception as error:  # noqa: BLE001 - any failure drops the candidate
             log.warning("%s: candidate %r dropped: %s", describe, name, error)
-            dropped[name] = f"failed: {error}"
+            dropped[name] = Dropped(Drop.FAILED, f"failed: {error}")
     screen(alive, warm_times, dropped, policy,
            lambda name: sample(candidates[name], stream, args, name=name))
     for name, measurement in alive.items():
@@ -258,7 +258,7 @@ def _warm_up(
 
 
 def screen(
-    alive: dict[str, Measurement], warm_times: dict[str, float], dropped: dict[str, str],
+    alive: dict[str, Measurement], warm_times: dict[str, float], dropped: dict[str, Dropped],
     policy: RacePolicy, retime: Callable[[str], float],
 ) -> None:
     """Drop candidates whose warm-up took over `screen_ratio` x the fastest warm-up. Each
@@ -285,11 +285,12 @@ def screen(
                 warm_times[name] = min(warm_times[name], again)
     for name in timed:
         if warm_times[name] > limit:
-            dropped[name] = f"screened: warm-up {warm_times[name]:.3g} s vs fastest {fastest:.3g} s"
+            dropped[name] = Dropped(Drop.SCREENED, f"screened: warm-up {warm_times[name]:.3g} s "
+                                                   f"vs fastest {fastest:.3g} s")
             alive.pop(name)
 
 
-def drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], policy: RacePolicy,
+def drop_slower(measured: dict[str, Measurement], dropped: dict[str, Dropped], policy: RacePolicy,
                 resample: Callable[[str], float] | None = None) -> None:
     """Drop candidates whose fastest sample is slower than `drop_ratio` x the best median.
     With `resample`, each is sampled once more first and judged on its fastest sample
@@ -309,7 +310,7 @@ def drop_slower(measured: dict[str, Measurement], dropped: dict[str, str], polic
                 if real_timing(again):
                     measurement.samples.append(again)
         if min(measurement.samples) > policy.drop_ratio * best:
-            dropped[name] = f"slower: {measurement.median:.3g} s vs best {best:.3g} s"
+            dropped[name] = Dropped(Drop.SLOWER, f"slower: {measurement.median:.3g} s vs best {best:.3g} s")
             measured.pop(name)
 
 

@@ -34,7 +34,7 @@ import pyopencl.array as cla
 from clmodes.measure import NothingLaunched, executing
 from clmodes.stream import Stream
 from clmodes.tune.checking import Tolerance, disagreement
-from clmodes.records.measurement import WRONG, CandidateMeasurement, Outcome
+from clmodes.records.measurement import WRONG, CandidateMeasurement, Drop, Dropped, Outcome
 from clmodes.records.tune import CheckInfo
 
 log = logging.getLogger("clmodes")
@@ -208,12 +208,12 @@ class Checker:
         return CheckInfo(self.reference, self.cost.candidates, self.cost.seconds,
                          self.cost.bytes_copied)
 
-    def check(self, names: list[str], get: Callable[[str], Candidate | None]) -> dict[str, str]:
+    def check(self, names: list[str], get: Callable[[str], Candidate | None]) -> dict[str, Dropped]:
         """Run each named candidate once and compare; name -> why it is dropped (wrong,
         or failed), for those that are. The reference runs first if it has not."""
         if self.snapshot is None or not names:
             return {}
-        dropped: dict[str, str] = {}
+        dropped: dict[str, Dropped] = {}
         with executing(self.stream):
             first = [self.reference] if self.reference and self.outputs is None else []
             for name in dict.fromkeys(first + names):
@@ -231,7 +231,7 @@ class Checker:
                 why = self._compare(got)
                 if why:
                     log.warning("%s: candidate %r dropped: %s", self.describe, name, why)
-                    dropped[name] = why
+                    dropped[name] = Dropped(Drop.WRONG, why)
                     self.disagreed[name] = str(self.reference)
                 else:
                     self.checked[name] = str(self.reference)
@@ -251,14 +251,14 @@ class Checker:
         self.cost.bytes_copied += 2 * self.snapshot.nbytes
         return got
 
-    def _failed(self, name: str, error: Exception, dropped: dict[str, str]) -> None:
+    def _failed(self, name: str, error: Exception, dropped: dict[str, Dropped]) -> None:
         log.warning("%s: candidate %r dropped: %s", self.describe, name, error)
         if name == self.reference and self.outputs is None:
             if self.checking is not None and self.checking.reference:
                 log.warning("%s: the reference %r failed; checking against the first "
                             "candidate that runs instead", self.describe, name)
             self.reference = None
-        dropped[name] = f"failed: {error}"
+        dropped[name] = Dropped(Drop.FAILED, f"failed: {error}")
 
     def _compare(self, got: dict[int, np.ndarray]) -> str | None:
         assert self.outputs is not None and self.checking is not None

@@ -25,7 +25,7 @@ from typing import Any
 
 from clmodes.errors import ClmodesError
 from clmodes.store import FORMAT_VERSION, Store, TuneRow
-from clmodes.records.measurement import CandidateMeasurement, Outcome, outcome_of_reason
+from clmodes.records.measurement import CandidateMeasurement, Drop, legacy_drop
 from clmodes.records.tune import Cost, FinalInfo, TuneRecord
 
 log = logging.getLogger("clmodes")
@@ -83,20 +83,13 @@ class DroppedCandidate:
 
     name: str
     reason: str
-    outcome: Outcome | None = None  # None: as its reason says (`outcome_of_reason`)
+    drop: Drop | None = None  # None: as its reason says (`legacy_drop`)
 
     @property
     def kind(self) -> str:
         """screened | slower | failed | untimed | wrong (its output differs from the
-        reference's) | other: its outcome and, for the racer's drops, what the reason
-        starts with."""
-        outcome = self.outcome or outcome_of_reason(self.reason)
-        if outcome in (Outcome.FAILED, Outcome.WRONG):
-            return outcome.value
-        head = self.reason.split(":", 1)[0].strip()
-        if head in ("screened", "slower"):
-            return head
-        return "untimed" if head.startswith("no real timing") else "other"
+        reference's) | other (`Drop`)."""
+        return (self.drop or legacy_drop(self.reason)).value
 
     @property
     def summary(self) -> str:
@@ -358,7 +351,7 @@ def entry_of(row: TuneRow) -> TunedKey | None:
         model=row.model, tunable=row.tunable, key=row.tune_key,
         candidates_checksum=row.candidates, winner=record.winner, statistic=record.statistic,
         measured=tuple(sorted(measured, key=lambda m: (m.median_s, m.name))),
-        dropped=tuple(DroppedCandidate(name, m.reason or "", m.outcome)
+        dropped=tuple(DroppedCandidate(name, m.reason or "", m.drop)
                       for name, m in sorted(record.dropped.items())),
         device=record.device, host=record.host, tune_seconds=record.tune_seconds,
         measured_at=record.measured_at, clmodes_version=record.clmodes,

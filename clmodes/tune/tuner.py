@@ -39,7 +39,7 @@ from clmodes.tune.finals import finalists, run_final
 from clmodes.tune.identity import current_identity, identity_of
 from clmodes.tune.known import Known
 from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
-from clmodes.records.measurement import CandidateMeasurement
+from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped
 from clmodes.tune.racing import Measurement, RacePolicy, race
 from clmodes.records.tune import FinalInfo, TuneRecord
 from clmodes.tune.reference import Checker, Checking
@@ -51,6 +51,7 @@ from clmodes.tune.strategies.running import Tell, drive
 log = logging.getLogger("clmodes")
 
 HOST = platform.node()
+NOT_MEASURED = Dropped(Drop.OTHER, "not measured")  # raced, yet neither kept nor dropped
 MeasureArgs = Callable[..., tuple[object, ...]]
 
 
@@ -180,13 +181,14 @@ class Tuner:
         race_index, self.races = self.races, self.races + 1
         for name, identity in identities.items():
             if identity is None:
-                self.known.keep(name, None, CandidateMeasurement.dropped(self.gather_failures.get(
-                    name, "failed while gathering its kernels")), race_index)
+                self.known.keep(name, None, CandidateMeasurement.dropped(Dropped(
+                    Drop.FAILED, self.gather_failures.get(name, "failed while gathering its kernels"))),
+                    race_index)
             elif name in measured:
                 self.known.keep(name, identity, self._measurement(measured[name]), race_index)
             else:
                 self.known.keep(name, identity, self.checker.marked(
-                    name, CandidateMeasurement.dropped(dropped.get(name, "not measured"))),
+                    name, CandidateMeasurement.dropped(dropped.get(name, NOT_MEASURED))),
                     race_index)
         tell({name: self.known.median(name) for name in names})
         return {name: self.results[name].measurement.with_identity(
@@ -201,7 +203,7 @@ class Tuner:
     def _keep_shared(self, name: str, entry: Entry, node: str) -> None:
         """Another node's result of a shared generation (kept as any is)."""
         found = CandidateMeasurement.from_entry(entry) or CandidateMeasurement.dropped(
-            "failed: an unreadable shared result")
+            Dropped(Drop.FAILED, "failed: an unreadable shared result"))
         self.known.keep(name, found.identity, found.with_identity(None), -1, node=node)
 
     # -- deciding --------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def record_of(tunable, stream, args):
 def wrong(record):
     """The candidates dropped for their output (others may be dropped as slower)."""
     return {name: why for name, why in record["dropped"].items()
-            if why.startswith("differs from the reference")}
+            if record["drop_kinds"].get(name) == "wrong"}
 
 
 def test_a_fast_wrong_candidate_never_wins_and_tune_show_says_why(stream, collector, capfd):
@@ -79,7 +79,7 @@ def test_a_fast_wrong_candidate_never_wins_and_tune_show_says_why(stream, collec
     assert record["check"]["reference"] == "slow" and record["check"]["candidates"] == 3
     stored = clmodes.default_store().measurements(*tunable.tune_key(stream, (out, x, N))[:3])
     (fast,) = [value for (name, _), value in stored.items() if name == "fast"]
-    assert fast == {"dropped": reason, "reference": "slow"}  # persisted: not measured again
+    assert fast == {"dropped": reason, "kind": "wrong", "reference": "slow"}  # persisted: not measured again
     tunable(stream, out, x, N)  # EXECUTE: the winner runs, right
     np.testing.assert_array_equal(out.get(), 2 * x.get())
     assert cli(["tune", "show", tunable.name]) == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import statistics
 
+from clmodes.records.measurement import Drop, Dropped
 from clmodes.tune.finals import Contender, finalists, paired, play, scores, settled
 from clmodes.tune.racing import Measurement, RacePolicy, drop_slower, screen, separated
 
@@ -149,7 +150,7 @@ def test_screening_retimes_every_candidate_it_would_drop():
         retimed.append(name)
         return {"best": 0.009, "slow": 0.19}[name]
 
-    dropped: dict[str, str] = {}
+    dropped: dict[str, Dropped] = {}
     screen(alive, warm, dropped, POLICY, retime)
     assert "best" in alive and list(dropped) == ["slow"]
     assert retimed == ["best"] + ["slow"] * (POLICY.screen_timings - 1)
@@ -158,7 +159,7 @@ def test_screening_retimes_every_candidate_it_would_drop():
 def test_screening_on_two_bursts_in_a_row_keeps_the_candidate():
     alive = {name: Measurement(name) for name in ("a", "best")}
     timings = iter([0.040, 0.009])  # its warm-up and one re-timing hit bursts; the third not
-    dropped: dict[str, str] = {}
+    dropped: dict[str, Dropped] = {}
     screen(alive, {"a": 0.010, "best": 0.050}, dropped, POLICY, lambda name: next(timings))
     assert not dropped
 
@@ -168,13 +169,14 @@ def test_a_candidate_about_to_be_dropped_is_sampled_once_more():
     measured = {"ok": Measurement("ok", [2e-3, 2.1e-3, 2e-3]),
                 "best": Measurement("best", [15e-3, 22e-3, 30e-3]),
                 "slow": Measurement("slow", [9e-3, 9.5e-3, 9.2e-3])}
-    dropped: dict[str, str] = {}
+    dropped: dict[str, Dropped] = {}
     drop_slower(measured, dropped, POLICY, {"best": 1e-3, "slow": 9.1e-3}.__getitem__)
     assert "best" in measured and list(dropped) == ["slow"]
 
 
 def test_screening_keeps_its_first_timing_when_the_retime_is_unreal():
     alive = {name: Measurement(name) for name in ("a", "b")}
-    dropped: dict[str, str] = {}
+    dropped: dict[str, Dropped] = {}
     screen(alive, {"a": 0.01, "b": 0.05}, dropped, POLICY, lambda name: float("nan"))
-    assert list(dropped) == ["b"] and "0.05" in dropped["b"]
+    assert list(dropped) == ["b"] and "0.05" in dropped["b"].reason
+    assert dropped["b"].kind is Drop.SCREENED

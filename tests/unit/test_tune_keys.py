@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from clmodes.records.measurement import Drop, Dropped
 from clmodes.tune.racing import Measurement, drop_slower, drop_untimed, real_timing
 from clmodes.tune.keys import canonical_key
 
@@ -33,15 +34,16 @@ def test_timings_that_cannot_be_real(seconds):
 
 def test_a_candidate_without_a_real_timing_is_dropped_not_compared():
     measured = {"nan": Measurement("nan", [], discarded=3), "ok": Measurement("ok", [2e-3, 1e-3])}
-    dropped: dict[str, str] = {}
+    dropped: dict[str, Dropped] = {}
     drop_untimed(measured, dropped)
-    assert list(measured) == ["ok"] and "3 discarded" in dropped["nan"]
+    assert list(measured) == ["ok"] and "3 discarded" in dropped["nan"].reason
+    assert dropped["nan"].kind is Drop.UNTIMED
 
 
 def test_dropping_slower_candidates_ignores_untimed_ones():
     measured = {"empty": Measurement("empty"), "fast": Measurement("fast", [1e-3]),
                 "slow": Measurement("slow", [9e-3])}
-    dropped: dict[str, str] = {}
+    dropped: dict[str, Dropped] = {}
     from clmodes import RacePolicy
 
     drop_slower(measured, dropped, RacePolicy())

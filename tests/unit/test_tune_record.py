@@ -9,7 +9,7 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from clmodes.records.measurement import WRONG, CandidateMeasurement, Outcome
+from clmodes.records.measurement import WRONG, CandidateMeasurement, Drop, Dropped, Outcome
 from clmodes.records.tune import (RECORD_VERSION, CheckInfo, Cost, MalformedRecord, SpreadInfo,
                                  TuneRecord, decoded)
 
@@ -44,7 +44,9 @@ def test_an_old_record_decodes_and_writes_back_as_it_was_plus_its_version():
     assert record.spread == SpreadInfo(2, {"a": 3, "b": 2}, "a")
     assert record.check == CheckInfo("fast", 4, 0.5, 1024)
     assert record.cost is not None and record.cost.roofline_s == pytest.approx(1e-5)
-    assert record.to_json() == {**OLD, "record_version": RECORD_VERSION}
+    # Written back with the kinds its reasons said (`drop_kinds`, kept since they are typed).
+    assert record.to_json() == {**OLD, "record_version": RECORD_VERSION,
+                                "drop_kinds": {"broken": "failed", "slow": "slower", "off": "wrong"}}
     assert record.source is OLD
 
 
@@ -117,12 +119,25 @@ def test_a_newer_record_decodes_what_this_clmodes_knows():
 
 
 def test_the_outcome_comes_from_where_it_is_written():
-    assert CandidateMeasurement.dropped("failed: it raised").outcome is Outcome.FAILED
-    assert CandidateMeasurement.dropped(f"{WRONG} 'a': x").outcome is Outcome.WRONG
-    assert CandidateMeasurement.dropped("screened: warm-up").outcome is Outcome.DROPPED
+    assert CandidateMeasurement.dropped(Dropped(Drop.FAILED, "it raised")).outcome is Outcome.FAILED
+    assert CandidateMeasurement.dropped(Dropped(Drop.WRONG, "x")).outcome is Outcome.WRONG
+    assert CandidateMeasurement.dropped(Dropped(Drop.SCREENED, "x")).outcome is Outcome.DROPPED
     # Under "dropped", a reason starting "failed" is still the racer's drop, not a failure.
     assert CandidateMeasurement.from_json({"dropped": "failed-ish"}).outcome is Outcome.DROPPED
     assert CandidateMeasurement.from_json({"median_s": None}) is None
+
+
+def test_the_kind_is_data_not_the_words_of_the_reason():
+    """A reason is words for a user: any words read back as the kind that was written."""
+    wrong = CandidateMeasurement.dropped(Dropped(Drop.WRONG, "slower: looks like a drop"))
+    back = CandidateMeasurement.from_json(json.loads(json.dumps(wrong.to_json())))
+    assert back is not None and back.drop is Drop.WRONG and back.outcome is Outcome.WRONG
+    record = TuneRecord("a", {"a": CandidateMeasurement(Outcome.MEASURED, 1.0, (1.0,))},
+                        dropped={"b": CandidateMeasurement.dropped(Dropped(Drop.UNTIMED, "failed?"))})
+    again = TuneRecord.from_json(json.loads(json.dumps(record.to_json())))
+    assert again.dropped["b"].drop is Drop.UNTIMED and again.dropped["b"].outcome is Outcome.DROPPED
+    # A kind this clmodes does not know (a newer one's) falls back to the reason's words.
+    assert CandidateMeasurement.from_json({"dropped": "slower: 2 s", "kind": "hotter"}).drop is Drop.SLOWER
 
 
 def test_adopting_a_record_says_where():
@@ -153,8 +168,7 @@ def timed(draw: st.DrawFn) -> CandidateMeasurement:
 
 @st.composite
 def not_timed(draw: st.DrawFn) -> CandidateMeasurement:
-    return CandidateMeasurement.dropped(draw(st.sampled_from(
-        ["failed: ", "slower: ", "screened: ", f"{WRONG} 'x': ", "no real timing "])) + draw(texts))
+    return CandidateMeasurement.dropped(Dropped(draw(st.sampled_from(list(Drop))), draw(texts)))
 
 
 @st.composite
