@@ -40,6 +40,7 @@ import pcpp
 from pcpp.parser import Action, OutputDirective, trigraph
 from pcpp.ply.ply.lex import LexToken
 
+from clmodes.batch.directives import conditional_names
 from clmodes.batch.predefined import FEATURE_CHECKS, CompilerMacros
 from clmodes.batch.prefix import Prefix, shared_prefix
 from clmodes.includes import include_dirs, included_digest, pyopencl_include_dirs
@@ -557,9 +558,30 @@ def scout(
     (`unit.settle`). Directives read the same macros scouting as preprocessing: text
     expansion defines nothing. It may say more than `preprocess` (an error only text
     expansion meets would have refused the unit without asking): then the compiler is
-    asked for names that change nothing. `includes`: part of the cache key only."""
+    asked for names that change nothing. `includes`: part of the cache key only. A unit
+    whose conditionals read no name the compiler could define has nothing to ask, known
+    without running them (`directives`)."""
     if macros.unsupported or _UNSTABLE.search(source):
         return frozenset()
+    if nothing_to_ask(source, defines, options, macros):
+        return frozenset()
+    return scout_directives(source, defines, options, macros)
+
+
+def nothing_to_ask(source: str, defines: tuple[tuple[str, str | None], ...],
+                   options: tuple[str, ...], macros: CompilerMacros) -> bool:
+    """Do the unit's conditionals read no name the compiler could define (so that
+    `scout_directives` would find nothing to ask)? False where a line scan cannot tell."""
+    if any(option.startswith("-include") for option in options):
+        return False
+    names = conditional_names(source, defines)
+    return names is not None and not any(
+        macros.maybe_predefined(name) or name in FEATURE_CHECKS for name in names)
+
+
+def scout_directives(source: str, defines: tuple[tuple[str, str | None], ...],
+                     options: tuple[str, ...], macros: CompilerMacros) -> frozenset[str]:
+    """`scout`'s answer found the long way: the unit's directives run through pcpp."""
     pre = _unit_preprocessor(defines, options, macros, frozenset())
     pre.scouting = True
     try:

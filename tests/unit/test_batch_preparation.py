@@ -22,7 +22,8 @@ from clmodes import Kernel
 from clmodes.batch import CompilerMacros, DeviceTraits, Unit, plan
 from clmodes.batch import unit as unit_module
 from clmodes.batch.predefined import Answer
-from clmodes.batch.preprocess import preprocess, scout
+from clmodes.batch.directives import conditional_names
+from clmodes.batch.preprocess import nothing_to_ask, preprocess, scout, scout_directives
 from corpus import CASES
 from corpus.real_libraries import library_cases
 
@@ -128,3 +129,40 @@ def test_a_scout_asks_what_preprocessing_asks(answers):
         whole = preprocess(unit.source, unit.defines, unit.options, macros, includes=unit.includes)
         assert scout(unit.source, unit.defines, unit.options, macros, unit.includes) \
             == whole.unknown, unit.tag
+
+
+@pytest.mark.parametrize("answers", [{}, {"__has_builtin": Answer(True), "__clang__": Answer(True, 1)}],
+                         ids=["unanswered", "answered"])
+def test_a_unit_said_to_have_nothing_to_ask_asks_nothing_the_long_way(answers):
+    """`nothing_to_ask` (a line scan) never hides a name the directives run through pcpp
+    would ask, over the corpus and the real libraries; and it spares most of them."""
+    spared = 0
+    units = _units()
+    for unit in units:
+        macros = CompilerMacros.of(INTEL, unit.options, answers)
+        if nothing_to_ask(unit.source, unit.defines, unit.options, macros):
+            spared += 1
+            assert scout_directives(unit.source, unit.defines, unit.options, macros) == frozenset(), unit.tag
+    # 68 of the 139 read what the compiler may define (CLBlast's `__has_builtin`, the
+    # extension tests); 28 include headers, which the line scan leaves to the scout.
+    assert spared >= 40, (spared, len(units))
+
+
+def test_a_line_scan_sees_every_conditional_or_gives_up():
+    # A continued line; a name in the text (not a conditional's) is not read.
+    assert conditional_names("#if A \\\n  && __GNUC__\n#endif\nx = __FOO__;", ()) == {"A", "__GNUC__"}
+    # Through macros, transitively, and `-D` values; a pragma's or an unread macro's names
+    # are not read.
+    unit = ("#define X(y) Y(y)\n#define Y(z) __has_builtin(z)\n#define L __local\n"
+            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#if X(f) || D\n#endif\n")
+    assert conditional_names(unit, (("D", "__SIZEOF_INT__"),)) == {
+        "X", "f", "D", "y", "Y", "z", "__has_builtin", "__SIZEOF_INT__"}
+    # Whether a name is defined reads the name, not its body.
+    tested = "#define L __local\n#define M __kernel\n#ifdef L\n#elif defined(M) || defined N\n#endif\n"
+    assert conditional_names(tested, ()) == {"L", "M", "N"}
+    assert conditional_names('#include "h.cl"\n', ()) is None  # its directives are elsewhere
+    assert conditional_names("??=if __GNUC__\n??=endif\n", ()) is None  # a trigraph's `#`
+    assert conditional_names("%:if __GNUC__\n%:endif\n", ()) is None  # a digraph's
+    macros = CompilerMacros.of(INTEL, (), {})
+    assert not nothing_to_ask("#if X > 1\n#endif\n", (("X", "__SIZEOF_INT__"),), (), macros)
+    assert nothing_to_ask("#ifndef TAPS\n#define TAPS 16\n#endif\n", (), (), macros)
