@@ -306,6 +306,14 @@ class DeviceServer:
                                             [(k.key, k.name, k.descriptor()) for k in built])
             return written
 
+    def stored_sources(self) -> list[Batch]:
+        """The batches whose binaries this server captured into the store, with their
+        sources and options: what an offline build for another device compiles
+        (`clmodes.offline.targets`), so that it builds exactly what was stored here."""
+        with self._build_lock:
+            found = {h: b for held in self._programs.values() for h, b in held.stored_sources.items()}
+        return [found[h] for h in sorted(found)]
+
     # -- acting on a launch's verdict ---------------------------------------------------------------------
 
     def act(

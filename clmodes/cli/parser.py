@@ -124,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     warm.add_argument("--execute", action="store_true",
                       help="run the workload once for real (its checks hold) and persist "
                            "what it built and tuned, instead of the two discarding passes")
+    warm.add_argument("--target", action="append", default=[], metavar="intel-gpu:FAMILY[,FAMILY]",
+                      help="also build every batch offline with Intel's ocloc for these "
+                           "Intel GPU families (tgllp, adl-p, dg1, acm-g10, pvc, ...): "
+                           "binaries for GPUs this machine lacks; repeatable")
     _add_remote_trust(warm)
     checked = add_verb(verbs, "check", run_check,
                        "run a workload in EXECUTE; exit 1 if anything compiled or tuned", device=True)
