@@ -50,7 +50,9 @@ def install(
     store = store or default_store()
     matches = match_devices(bundle.manifest, local)
     wanted = applicable(bundle.entries, matches)
-    refused = load_refusals(wanted, matches, store) if load_check else unchecked_newer(wanted, matches)
+    refused = load_refusals(wanted, matches, store) if load_check else {}
+    refused.update({key: why for key, why in unchecked_newer(wanted, matches).items()
+                    if not load_check or key[0] not in loadable(matches)})
     added = store.add_entries(without(wanted, refused))
     return {"file": str(bundle.path), "store": store.location, "trust": trust.as_dict(),
             "warnings": warnings,
@@ -81,21 +83,29 @@ def offline_targets(matches: list[DeviceMatch]) -> dict[str, str]:
 
 
 def unchecked_newer(wanted: StoreEntries, matches: list[DeviceMatch]) -> dict[tuple[str, str], str]:
-    """Without the load check, binaries fitted only by a newer driver are refused: the
-    check loading them is what grades them in."""
+    """Binaries fitted only by a newer driver, each refused unless the load check loads
+    it on the device: the check is what grades them in (without it, or for a device
+    that cannot be loaded on here, they are refused)."""
     newer = {m.local.fingerprint.exact for m in matches
              if m.match == "offline" and m.grade == "newer" and m.local is not None}
     return {(r.exact, r.batch): "built offline for an older driver; only the load check admits it"
             for r in wanted.binaries if r.exact in newer}
 
 
+def loadable(matches: list[DeviceMatch]) -> dict[str, object]:
+    """Exact fingerprint -> the OpenCL device the load check loads its binaries on: the
+    real local devices matched exactly or by an offline build (a recorded device stands
+    for a machine elsewhere: nothing here could ever load them)."""
+    return {m.local.fingerprint.exact: m.local.cl_device for m in matches
+            if m.match in ("exact", "offline")
+            and m.exact is not None and m.local is not None and m.local.cl_device is not None}
+
+
 def load_refusals(wanted: StoreEntries, matches: list[DeviceMatch], store: Store) -> dict[tuple[str, str], str]:
     """The binaries that would be added and fail the child-process load check. Only
     binaries for a real device here are loaded (a recorded device stands for a machine
     elsewhere: nothing here could ever load them), and only those the store lacks."""
-    real = {m.local.fingerprint.exact: m.local.cl_device for m in matches
-            if m.match in ("exact", "offline")
-            and m.exact is not None and m.local is not None and m.local.cl_device is not None}
+    real = loadable(matches)
     new = [r for r in wanted.binaries if r.exact in real and store.get_binary(r.exact, r.batch) is None]
     return check_loads(new, [k for k in wanted.kernels if k.exact in real], real)
 

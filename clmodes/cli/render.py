@@ -57,7 +57,8 @@ def _offline_lines(found: dict[str, Any] | None) -> str:
     return (f"  offline: {found['batches']} batches built by ocloc {found['compiler_version']} "
             f"for {', '.join(found['families'])}: {found['binaries']} binaries in "
             f"{found['offline_s']} s (the local warm: {found['local_warm_s']} s); "
-            "built offline, not loaded on a real device here\n")
+            "built offline, not loaded on a real device here\n"
+            + "".join(f"  offline: {line}\n" for line in found.get("refused", [])))
 
 
 def _reads_line(count: int) -> str:

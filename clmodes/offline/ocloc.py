@@ -64,7 +64,7 @@ def compile_source(ocloc: str, source: str, options: list[str], family: Family) 
     with tempfile.TemporaryDirectory(prefix="clmodes-ocloc-") as folder:
         here = Path(folder)
         (here / "batch.cl").write_text(source)
-        command = [ocloc, "compile", "-file", "batch.cl", "-device", family.name, "-q",
+        command = [ocloc, "compile", "-file", "batch.cl", "-device", family.name,
                    "-output", "batch", "-output_no_suffix", "-out_dir", "out"]
         if options:
             command += ["-options", " ".join(options)]
@@ -84,5 +84,11 @@ def _run(command: list[str], folder: Path, what: str) -> None:
     except OSError as error:
         raise OclocMissingError(f"{MISSING} ({command[0]}: {error.strerror})") from None
     if done.returncode != 0:
-        output = " ".join((done.stdout + done.stderr).split())[:400]
-        raise OfflineBuildError(f"{what} failed (status {done.returncode}): {output}")
+        raise OfflineBuildError(f"{what} failed (status {done.returncode}): {first_error(done.stdout + done.stderr)}")
+
+
+def first_error(output: str) -> str:
+    """The compiler's first error line (what a person needs), else its output's start."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line.lower()]
+    return " ".join((errors or lines or ["(no output)"])[0].split())[:300]

@@ -16,6 +16,10 @@ How, and why this way:
    (`clmodes.offline.binary`), and stored under the family's offline identity
    (`clmodes.offline.identity`) with the batch's kernel index. Tune results are not
    made for an offline target: nothing can be measured without the device.
+   A batch `ocloc` refuses for a family (the family lacks what the code needs: a double
+   constant under -Werror on a GPU without fp64) is left out for that family with one
+   warning naming the compiler's error: its kernels build from source on that GPU, as
+   they would without a bundle. The report counts it (`refused`).
 
 What it does not know: a unit whose text reads one of the compiler's predefined names
 (`compiler_probe`) is prepared with the local device's answer. For the kernels of
@@ -85,6 +89,7 @@ class OfflineBuild:
     local_warm_s: float  # the workload's warm here, in a store that held nothing
     offline_s: float  # every batch compiled by ocloc for every family
     identities: list[str]
+    refused: list[str]  # per batch and family ocloc refused: why, in one line
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -108,13 +113,13 @@ def warm_for_targets(workload: Callable[[], object], families: list[Family], *,
     home = runtime.store  # the runtime's store, reopened where it was
     home.add_entries(scratch)
     started = time.perf_counter()
-    rows = build_offline(tool, version, sources, families, jobs)
+    rows, refused = build_offline(tool, version, sources, families, jobs)
     offline_s = time.perf_counter() - started
     home.add_entries(rows)
     identities = sorted({row.exact for row in rows.binaries})
     report = OfflineBuild(version, [f.name for f in families], len(sources),
                           len(rows.binaries), len(rows.kernels), round(local_s, 3),
-                          round(offline_s, 3), identities)
+                          round(offline_s, 3), identities, refused)
     log.info("built %d batches offline for %s in %.2f s (local warm %.2f s)", len(sources),
              ", ".join(report.families), offline_s, local_s)
     return statistics, report
@@ -150,22 +155,35 @@ def _scratch_warm(runtime: Runtime, workload: Callable[[], object], progress: Te
 
 
 def build_offline(tool: str, version: str, sources: Sources, families: list[Family],
-                  jobs: int | None = None) -> StoreEntries:
-    """Every batch compiled for every family, as store rows under the offline identities."""
+                  jobs: int | None = None) -> tuple[StoreEntries, list[str]]:
+    """Every batch compiled for every family, as store rows under the offline
+    identities; and per batch and family `ocloc` refused, why (one warning each)."""
     work = [(batch, rows, family) for batch, rows in sources for family in families]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(work) or 1))
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         built = list(pool.map(lambda item: _one(tool, version, *item), work))
-    entries = StoreEntries.empty()
-    for binary, kernels in built:
-        entries.binaries.append(binary)
-        entries.kernels.extend(kernels)
-    return entries
+    entries, refused = StoreEntries.empty(), []
+    for (batch, rows, family), result in zip(work, built):
+        if isinstance(result, str):
+            line = (f"ocloc refused batch {batch.content_hash[:12]} ({len(rows)} kernels: "
+                    f"{', '.join(sorted({r.name for r in rows})[:4])}) for {family.name}: {result}")
+            log.warning("warm --target: %s; those kernels build from source on that GPU", line)
+            refused.append(line)
+            continue
+        entries.binaries.append(result[0])
+        entries.kernels.extend(result[1])
+    return entries, refused
 
 
 def _one(tool: str, version: str, batch: Batch, rows: list[KernelRow],
-         family: Family) -> tuple[BinaryRow, list[KernelRow]]:
-    binary = ocloc.compile_source(tool, batch.source, [*BUILD_OPTIONS, *batch.options], family)
+         family: Family) -> tuple[BinaryRow, list[KernelRow]] | str:
+    """The batch's binary for `family` and its kernel rows, or why `ocloc` refused it."""
+    try:
+        binary = ocloc.compile_source(tool, batch.source, [*BUILD_OPTIONS, *batch.options], family)
+    except ocloc.OclocMissingError:
+        raise
+    except ocloc.OfflineBuildError as error:
+        return str(error)
     check_kernels(binary, batch, rows, family)
     exact = OfflineIdentity(family, version).exact
     row = BinaryRow(exact, batch.content_hash, json.dumps(batch.keys), binary,
