@@ -61,8 +61,8 @@ def entry_present(row: KernelRow, units: list[str], held: set[str]) -> bool:
 def assert_binaries_hold_their_kernels(store: Store, batches: int) -> None:
     entries = store.entries()
     for family in FAMILIES:
-        identities = {r.exact for r in entries.binaries if (parse(r.exact) or None)
-                      and parse(r.exact).family == family}  # type: ignore[union-attr]
+        identities = {r.exact for r in entries.binaries
+                      if (found := parse(r.exact)) is not None and found.family == family}
         assert len(identities) == 1, identities
         (exact,) = identities
         binaries = [r for r in entries.binaries if r.exact == exact]
@@ -211,3 +211,26 @@ def test_an_unknown_target_is_one_line(tmp_path):
     out = run_cli(tmp_path, "warm", "kernels_cl.workloads:mlp", "--target", "intel-gpu:gen99")
     assert out.returncode == 2 and "unknown Intel GPU family 'gen99'" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def an_ocloc_binary() -> bytes:
+    return ocloc.compile_source(ocloc.find(), SEVEN, ["-cl-kernel-arg-info"], FAMILIES[1])
+
+
+def test_reading_a_damaged_binary_is_a_value_error_or_a_reading(an_ocloc_binary):
+    """`binary` reads bundles' bytes (hostile until verified): any truncation or flipped
+    byte either still reads or raises `ValueError`, never anything else."""
+    read = device_binary(an_ocloc_binary)
+    assert read.kernels == ("seven",) and read.core == FAMILIES[1].core
+    rng = np.random.default_rng(0)
+    damaged = [an_ocloc_binary[:n] for n in range(0, len(an_ocloc_binary), 97)]
+    for _ in range(300):
+        flipped = bytearray(an_ocloc_binary)
+        flipped[int(rng.integers(len(flipped)))] ^= int(rng.integers(1, 256))
+        damaged.append(bytes(flipped))
+    for data in damaged:
+        try:
+            device_binary(data)
+        except ValueError:
+            pass
