@@ -35,7 +35,11 @@ class OclocMissingError(ClmodesError):
 
 
 class OfflineBuildError(ClmodesError):
-    """`ocloc` refused a batch (its output's first lines say why)."""
+    """`ocloc` refused a batch: the message says why in one line; `log` is its output."""
+
+    def __init__(self, message: str, log: str = "") -> None:
+        super().__init__(message)
+        self.log = log
 
 
 def find() -> str:
@@ -84,7 +88,8 @@ def _run(command: list[str], folder: Path, what: str) -> None:
     except OSError as error:
         raise OclocMissingError(f"{MISSING} ({command[0]}: {error.strerror})") from None
     if done.returncode != 0:
-        raise OfflineBuildError(f"{what} failed (status {done.returncode}): {first_error(done.stdout + done.stderr)}")
+        output = done.stdout + done.stderr
+        raise OfflineBuildError(f"{what} failed (status {done.returncode}): {first_error(output)}", output)
 
 
 def first_error(output: str) -> str:

@@ -16,10 +16,14 @@ How, and why this way:
    (`clmodes.offline.binary`), and stored under the family's offline identity
    (`clmodes.offline.identity`) with the batch's kernel index. Tune results are not
    made for an offline target: nothing can be measured without the device.
-   A batch `ocloc` refuses for a family (the family lacks what the code needs: a double
-   constant under -Werror on a GPU without fp64) is left out for that family with one
-   warning naming the compiler's error: its kernels build from source on that GPU, as
-   they would without a bundle. The report counts it (`refused`).
+   A batch `ocloc` refuses for a family is split as the server splits a failed build
+   (`clmodes.server`): the units its log blames (by their `#line` tags; every unit
+   where it blames none) are built alone, the rest together, each part stored under its
+   own batch hash with its kernels' rows (a run finds a kernel's binary through its
+   row, whatever the batch). A unit refused alone (the family lacks what its code
+   needs: a double constant under -Werror on a GPU without fp64) is left out for that
+   family with one warning naming the compiler's error: its kernels build from source on
+   that GPU, as they would without a bundle. The report lists it (`refused`).
 
 What it does not know: a unit whose text reads one of the compiler's predefined names
 (`compiler_probe`) is prepared with the local device's answer. For the kernels of
@@ -40,7 +44,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from clmodes.batch import Batch
+from clmodes.batch import Batch, failing_units
 from clmodes.building import BUILD_OPTIONS
 from clmodes.errors import ClmodesError, StoreNotPersistentError
 from clmodes.execution import ExecutionStatistics
@@ -125,7 +129,22 @@ def warm_for_targets(workload: Callable[[], object], families: list[Family], *,
     return statistics, report
 
 
-Sources = list[tuple[Batch, list[KernelRow]]]
+@dataclasses.dataclass(frozen=True)
+class Source:
+    """A batch the local warm stored: its text and options, its kernel index rows, and
+    each indexed kernel's unit (kernel key -> unit key), to split it by unit."""
+
+    batch: Batch
+    rows: tuple[KernelRow, ...]
+    units: dict[str, str]
+
+    def part(self, batch: Batch) -> "Source":
+        keys = set(batch.keys)
+        rows = tuple(r for r in self.rows if self.units.get(r.kernel_key) in keys)
+        return Source(batch, rows, {k: u for k, u in self.units.items() if u in keys})
+
+
+Sources = list[Source]
 
 
 def _scratch_warm(runtime: Runtime, workload: Callable[[], object], progress: TextIO | None
@@ -140,13 +159,13 @@ def _scratch_warm(runtime: Runtime, workload: Callable[[], object], progress: Te
         scratch = runtime.relocate(folder)
         try:
             statistics = warm(workload, progress=progress, runtime=runtime, allow_memory=False)
-            sources: dict[str, tuple[Batch, list[KernelRow]]] = {}
+            sources: dict[str, Source] = {}
             for client in runtime.clients():
                 exact = client.device.fingerprint.exact
-                for batch in client.server.stored_sources():
+                for batch, units in client.server.stored_sources():
                     rows = scratch.batch_kernel_rows(exact, batch.content_hash)
                     if rows:
-                        sources.setdefault(batch.content_hash, (batch, rows))
+                        sources.setdefault(batch.content_hash, Source(batch, tuple(rows), units))
             stored = scratch.entries()
         finally:
             runtime.tunes.forget()
@@ -157,38 +176,66 @@ def _scratch_warm(runtime: Runtime, workload: Callable[[], object], progress: Te
 def build_offline(tool: str, version: str, sources: Sources, families: list[Family],
                   jobs: int | None = None) -> tuple[StoreEntries, list[str]]:
     """Every batch compiled for every family, as store rows under the offline
-    identities; and per batch and family `ocloc` refused, why (one warning each)."""
-    work = [(batch, rows, family) for batch, rows in sources for family in families]
+    identities; and per unit and family `ocloc` refused, why (one warning each)."""
+    work = [(source, family) for source in sources for family in families]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(work) or 1))
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        built = list(pool.map(lambda item: _one(tool, version, *item), work))
+        built = list(pool.map(lambda item: _built(tool, version, *item), work))
     entries, refused = StoreEntries.empty(), []
-    for (batch, rows, family), result in zip(work, built):
-        if isinstance(result, str):
-            line = (f"ocloc refused batch {batch.content_hash[:12]} ({len(rows)} kernels: "
-                    f"{', '.join(sorted({r.name for r in rows})[:4])}) for {family.name}: {result}")
+    for rows, refusals in built:
+        for binary, kernels in rows:
+            entries.binaries.append(binary)
+            entries.kernels.extend(kernels)
+        for line in refusals:
             log.warning("warm --target: %s; those kernels build from source on that GPU", line)
             refused.append(line)
-            continue
-        entries.binaries.append(result[0])
-        entries.kernels.extend(result[1])
     return entries, refused
 
 
-def _one(tool: str, version: str, batch: Batch, rows: list[KernelRow],
-         family: Family) -> tuple[BinaryRow, list[KernelRow]] | str:
-    """The batch's binary for `family` and its kernel rows, or why `ocloc` refused it."""
+Built = tuple[list[tuple[BinaryRow, list[KernelRow]]], list[str]]
+
+
+def _built(tool: str, version: str, source: Source, family: Family) -> Built:
+    """The source's binary for `family` with its kernel rows; where `ocloc` refuses a
+    batch of several units, its parts (see the module's docstring); and the refusals."""
+    if not source.rows:
+        return [], []
     try:
-        binary = ocloc.compile_source(tool, batch.source, [*BUILD_OPTIONS, *batch.options], family)
+        binary = ocloc.compile_source(tool, source.batch.source,
+                                      [*BUILD_OPTIONS, *source.batch.options], family)
     except ocloc.OclocMissingError:
         raise
     except ocloc.OfflineBuildError as error:
-        return str(error)
-    check_kernels(binary, batch, rows, family)
+        if not source.batch.renamed or len(source.batch.units) == 1:
+            names = ", ".join(sorted({r.name for r in source.rows})[:4])
+            return [], [f"ocloc refused batch {source.batch.content_hash[:12]} ({names}) "
+                        f"for {family.name}: {error}"]
+        return _split(tool, version, source, family, error.log)
+    check_kernels(binary, source.batch, list(source.rows), family)
     exact = OfflineIdentity(family, version).exact
-    row = BinaryRow(exact, batch.content_hash, json.dumps(batch.keys), binary,
+    row = BinaryRow(exact, source.batch.content_hash, json.dumps(source.batch.keys), binary,
                     hashlib.sha256(binary).hexdigest())
-    return row, [dataclasses.replace(k, exact=exact) for k in rows]
+    return [(row, [dataclasses.replace(k, exact=exact) for k in source.rows])], []
+
+
+def _split(tool: str, version: str, source: Source, family: Family, build_log: str) -> Built:
+    """A refused batch's blamed units alone (all of them when its log blames none), the
+    rest together."""
+    batch = source.batch
+    blamed = failing_units(build_log, batch.keys) or batch.keys
+    parts = [Batch.alone(u) for u in batch.units if u.unit_key in blamed]
+    rest = batch.without(blamed)
+    if len(rest.units) > 1:
+        parts.append(rest)
+    elif rest.units:
+        parts.append(Batch.alone(rest.units[0]))
+    rows: list[tuple[BinaryRow, list[KernelRow]]] = []
+    refusals: list[str] = []
+    for part in parts:
+        more, why = _built(tool, version, source.part(part), family)
+        rows.extend(more)
+        refusals.extend(why)
+    return rows, refusals
 
 
 def check_kernels(binary: bytes, batch: Batch, rows: list[KernelRow], family: Family) -> None:

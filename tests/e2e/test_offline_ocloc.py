@@ -9,7 +9,8 @@
   the store (one warning, a source build) or by a bundle's import (its load check);
 - `ocloc` missing: one line naming the Debian packages.
 
-Skipped, with the reason, where `ocloc` is not installed (Debian's intel-opencl-icd).
+The tests that run `ocloc` are skipped, with the reason, where it is not installed
+(Debian's intel-opencl-icd); the missing-`ocloc` and bad-target lines are tested anyway.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from clmodes.offline import ocloc
 from clmodes.offline.binary import device_binary, sections
 from clmodes.offline.families import family_named
 from clmodes.offline.identity import OfflineIdentity, parse
-from clmodes.offline.targets import build_offline
+from clmodes.offline.targets import Source, build_offline
 from clmodes.runtime import Runtime
 from clmodes.store import FILENAME, KernelRow, Store
 
@@ -44,7 +45,7 @@ from corpus import CASES
 from support.bundles import fixture_device, public
 from support.subprocesses import run_cli
 
-pytestmark = pytest.mark.skipif(
+needs_ocloc = pytest.mark.skipif(
     shutil.which("ocloc") is None,
     reason="ocloc not installed (Debian: apt-get install intel-opencl-icd)")
 
@@ -77,6 +78,7 @@ def assert_binaries_hold_their_kernels(store: Store, batches: int) -> None:
                 assert entry_present(kernel, json.loads(row.units), set(read.kernels)), kernel.name
 
 
+@needs_ocloc
 def test_workload_batches_build_for_two_intel_families(tmp_path):
     """kernels_cl's MLP and attention in one warm, on PoCL (the quickest to warm here)."""
     out = run_cli(tmp_path, "warm", "support.offline_workloads:both", "--target", TARGET, "--json",
@@ -105,45 +107,49 @@ def corpus_kernels() -> list[Kernel]:
             for c in CASES if "fp64" not in c.requires]
 
 
+@needs_ocloc
 def test_corpus_batches_build_for_two_intel_families(monkeypatch):
     """The corpus planned as the local device plans it, every batch built for both
-    families: all build but the -Werror batch, refused for its one kernel that writes a
-    double constant (M_PI), which Intel's compiler makes an error on a GPU without fp64."""
+    families. All build but the -Werror batch, which `ocloc` refuses; split by the units
+    its log blames, everything builds but the one kernel at fault (`to_radians` writes
+    M_PI, a double constant, which Intel's compiler makes an error on GPUs without fp64)."""
     monkeypatch.setenv("CLMODES_BATCH_ALL", "1")
     server = clmodes.client().server
     kernels = corpus_kernels()
     batches = plan(kernels, server.macros_for, max_units(server.device.platform_name),
                    server.compiler.ask, None)
-    sources = [(b, rows_of(b, kernels)) for b in batches]
     tool = ocloc.find()
-    entries, refused = build_offline(tool, ocloc.version(tool), sources, FAMILIES)
+    entries, refused = build_offline(tool, ocloc.version(tool), [source_of(b, kernels) for b in batches],
+                                     FAMILIES)
     werror = [b for b in batches if "-Werror" in b.options]
-    assert len(werror) == 1 and len(refused) == len(FAMILIES)
-    assert all(werror[0].content_hash[:12] in line and "cl_khr_fp64" in line for line in refused)
-    built = {(r.exact, r.batch) for r in entries.binaries}
-    assert len(built) == len(FAMILIES) * (len(batches) - 1)
+    assert len(werror) == 1 and len(batches) >= 3
+    assert len(refused) == len(FAMILIES), refused
+    assert all("to_radians" in line and "cl_khr_fp64" in line for line in refused)
     for row in entries.binaries:
         held = set(device_binary(row.binary).kernels)
         for kernel in (k for k in entries.kernels if (k.exact, k.batch) == (row.exact, row.batch)):
             assert entry_present(kernel, json.loads(row.units), held), kernel.name
-    indexed = {k.kernel_key for k in entries.kernels}
-    assert indexed == {k.key for k in kernels} - {k.key for k in kernels if k.unit_key in werror[0].keys}
-    # Alone, only the kernel at fault is refused.
-    alone = [Batch.alone(unit) for unit in werror[0].units]
-    _, refused_alone = build_offline(tool, ocloc.version(tool),
-                                     [(b, rows_of(b, kernels)) for b in alone], FAMILIES[:1])
-    assert len(refused_alone) == 1 and "to_radians" in refused_alone[0]
+    at_fault = {k.key for k in kernels if k.name == "to_radians" and k.unit_key in werror[0].keys}
+    assert len(at_fault) == 1
+    for family in FAMILIES:
+        indexed = {k.kernel_key for k in entries.kernels if parse(k.exact).family == family}
+        assert indexed == {k.key for k in kernels} - at_fault
+    # The -Werror batch's other kernels were built together, apart from the one at fault.
+    split = {r.batch for r in entries.binaries} - {b.content_hash for b in batches}
+    assert len(split) == 1
 
 
-def rows_of(batch: Batch, kernels: list[Kernel]) -> list[KernelRow]:
+def source_of(batch: Batch, kernels: list[Kernel]) -> Source:
     keys = set(batch.keys)
-    return [KernelRow("local", k.key, batch.content_hash, k.name, "null")
-            for k in kernels if k.unit_key in keys]
+    members = [k for k in kernels if k.unit_key in keys]
+    return Source(batch, tuple(KernelRow("local", k.key, batch.content_hash, k.name, "null") for k in members),
+                  {k.key: k.unit_key for k in members})
 
 
 SEVEN = "__kernel void seven(__global int* o) { o[get_global_id(0)] = 7; }"
 
 
+@needs_ocloc
 def test_a_binary_the_driver_refuses_is_one_warning_and_a_source_build(client, tmp_path, caplog):
     """An ocloc binary in the store where the device's binary should be (a driver that
     refuses the family's binary sees exactly this): the same loading code as every run
@@ -153,7 +159,7 @@ def test_a_binary_the_driver_refuses_is_one_warning_and_a_source_build(client, t
     stream = first.client(client.device).stream()
     out = cla.zeros(stream.queue, 16, np.int32)
     clmodes.warm(lambda: stream.launch(kernel, 16, None, out.data), runtime=first)
-    (batch,) = first.client(client.device).server.stored_sources()
+    ((batch, _),) = first.client(client.device).server.stored_sources()
     foreign = ocloc.compile_source(ocloc.find(), batch.source, ["-cl-kernel-arg-info", *batch.options],
                                    FAMILIES[0])
     exact = client.device.fingerprint.exact
@@ -174,6 +180,7 @@ def test_a_binary_the_driver_refuses_is_one_warning_and_a_source_build(client, t
     assert later.store.get_binary(exact, batch.content_hash)[0] != foreign  # the source build's, captured
 
 
+@needs_ocloc
 def test_the_import_load_check_refuses_what_the_driver_refuses(client, tmp_path, signing_key):
     """Graded (a newer driver): the import loads the offline binary on the device in a
     child first; a driver that refuses it leaves it out, the store untouched."""
@@ -218,6 +225,7 @@ def an_ocloc_binary() -> bytes:
     return ocloc.compile_source(ocloc.find(), SEVEN, ["-cl-kernel-arg-info"], FAMILIES[1])
 
 
+@needs_ocloc
 def test_reading_a_damaged_binary_is_a_value_error_or_a_reading(an_ocloc_binary):
     """`binary` reads bundles' bytes (hostile until verified): any truncation or flipped
     byte either still reads or raises `ValueError`, never anything else."""

@@ -24,6 +24,7 @@ from clmodes.device import DeviceDescription, Fingerprint, fingerprint_fields, m
 from clmodes.offline.families import FAMILIES, family_named, family_of
 from clmodes.offline.fit import Fit, device_id_of, fit
 from clmodes.offline.identity import OfflineIdentity, is_offline, parse
+from clmodes.offline.targets import TargetError, parse_targets
 from clmodes.store import Store, StoreEntries
 
 from support.bundles import fixture_device, public
@@ -174,3 +175,25 @@ def test_offline_binaries_need_a_trusted_signature(tmp_path):
         bundle.install(tmp_path / "b.clmodes", Store(tmp_path / "t"),
                        local=[fixture_device("intel-iris-xe-tgl-22.43")])
     assert json.loads(json.dumps(bundle.inspect(tmp_path / "b.clmodes", local=[])["offline"]))
+
+
+def test_targets_parse_to_families_or_one_line():
+    assert [f.name for f in parse_targets(["intel-gpu:tgllp,acm-g10", "intel-gpu:tgllp"])] == [
+        "tgllp", "acm-g10"]
+    for bad, said in [("intel-gpu:gen99", "unknown Intel GPU family 'gen99'"),
+                      ("nvidia:sm_80", "expected intel-gpu:FAMILY"), ("intel-gpu:", "expected")]:
+        with pytest.raises(TargetError, match=said) as caught:
+            parse_targets([bad])
+        assert "\n" not in str(caught.value)
+
+
+def test_the_intel_device_id_is_asked_only_where_the_driver_answers_it():
+    """CL_DEVICE_ID_INTEL, asked through the ICD loader (pyopencl has no name for it), of
+    the drivers with cl_intel_device_attribute_query only: Intel's CPU runtime here
+    answers (its CPU's ID, no GPU family's), the others are never asked."""
+    for device in clmodes.devices():
+        if "cl_intel_device_attribute_query" in device.cl_device.extensions:
+            assert isinstance(device.description.device_id, int) and device.description.device_id > 0
+            assert fit(TGLLP, device.description).reason.startswith("not an Intel GPU")
+        else:
+            assert device.description.device_id is None
