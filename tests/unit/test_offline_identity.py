@@ -197,3 +197,29 @@ def test_the_intel_device_id_is_asked_only_where_the_driver_answers_it():
             assert fit(TGLLP, device.description).reason.startswith("not an Intel GPU")
         else:
             assert device.description.device_id is None
+
+
+def test_the_command_says_how_an_offline_build_applies(tmp_path, signing_key):
+    """`bundle import`/`inspect` text for a device an offline build fits, and `warm
+    --target`'s report line: honest about where it was built and loaded."""
+    from clmodes.cli.render import bundle_import_text, bundle_inspect_text, warm_text
+
+    store = offline_store(tmp_path, TGLLP)
+    bundle.export(tmp_path / "b.clmodes", store=store, sign=signing_key)
+    tgl = fixture_device("intel-iris-xe-tgl-22.43")
+    imported = bundle.install(tmp_path / "b.clmodes", Store(tmp_path / "t"), local=[tgl],
+                              trusted_keys=[public(signing_key)])
+    text = bundle_import_text(imported)
+    assert f"built offline, fits {tgl.label} (exact driver)" in text
+    assert "program binaries: 1 of 1 added" in text and "tune results" not in text
+    inspected = bundle_inspect_text(bundle.inspect(tmp_path / "b.clmodes", local=[]))
+    assert f"1 binaries {TGLLP.describe()}" in inspected
+    assert "no match here (no Intel GPU of family tgllp here): skipped" in inspected
+    report = {"workload": "w:f", "devices": ["d"], "seconds": 1.0, "store": "s",
+              "compilation": {"compiled": 1, "loaded": 0, "builds": 1}, "autotune": {"keys": 0},
+              "offline": {"batches": 1, "compiler_version": COMPILER, "families": ["tgllp"],
+                          "binaries": 1, "offline_s": 0.5, "local_warm_s": 1.0,
+                          "refused": ["ocloc refused batch x (k) for tgllp: why"]}}
+    line = warm_text(report)
+    assert "built offline, not loaded on a real device here" in line
+    assert "offline: ocloc refused batch x (k) for tgllp: why" in line
