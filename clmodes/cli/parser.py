@@ -48,6 +48,8 @@ ENVIRONMENT = (
     ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),
     ("CLMODES_BATCH_ALL", "1: batch every unit that can batch, however much preparing it "
      "costs (default: a unit whose preparation costs more than a build builds alone)"),
+    ("CLMODES_OCLOC", "the ocloc warm --target runs (default: the one on PATH; Debian "
+                      "intel-opencl-icd)"),
     ("CLMODES_CONFIG_DIR", "the config folder, holding trusted-keys/ (default: the user config dir)"),
     ("CLMODES_TRUSTED_KEYS", "public key files trusted at bundle import and for "
                              "$CLMODES_REMOTE's entries, os.pathsep-separated"),
