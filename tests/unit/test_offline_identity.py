@@ -223,3 +223,16 @@ def test_the_command_says_how_an_offline_build_applies(tmp_path, signing_key):
     line = warm_text(report)
     assert "built offline, not loaded on a real device here" in line
     assert "offline: ocloc refused batch x (k) for tgllp: why" in line
+
+
+def test_merge_carries_offline_builds_of_several_families(tmp_path, signing_key):
+    bundle.export(tmp_path / "tgl.clmodes", store=offline_store(tmp_path / "a", TGLLP, b"gen12lp"))
+    bundle.export(tmp_path / "acm.clmodes", store=offline_store(tmp_path / "b", ACM_G10, b"xe-hpg"))
+    bundle.merge(tmp_path / "all.clmodes", [tmp_path / "tgl.clmodes", tmp_path / "acm.clmodes"],
+                 sign=signing_key)
+    merged = bundle.read(tmp_path / "all.clmodes")
+    assert {(r.exact, r.binary) for r in merged.entries.binaries} == {
+        (TGLLP.exact, b"gen12lp"), (ACM_G10.exact, b"xe-hpg")}
+    report = bundle.inspect(tmp_path / "all.clmodes", local=[], trusted_keys=[public(signing_key)])
+    assert report["trust"]["trusted"]
+    assert sorted(x["family"] for x in report["offline"]) == ["acm-g10", "tgllp"]
