@@ -38,7 +38,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
     "device_check selection adoption pyopencl_hooks programs building compiler_probe server",
     "stream clients",
     "runtime measure probing roofline tune capture cache_size",
-    "warming workload checking running bundle remote",
+    "warming workload checking running bundle remote offline",
     "fleet demo",
     "cli __main__ __init__",
 ))

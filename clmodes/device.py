@@ -109,6 +109,33 @@ def _device_name(d: "DeviceDescription") -> str:
     return f"{board} ({name})"
 
 
+CL_DEVICE_ID_INTEL = 0x4251  # cl_intel_device_attribute_query; pyopencl has no name for it
+_INTEL_QUERY = "cl_intel_device_attribute_query"
+
+
+def intel_device_id(device: cl.Device) -> int | None:
+    """The PCI device ID Intel's GPU driver reports (`cl_intel_device_attribute_query`),
+    asked through the ICD loader with ctypes since pyopencl does not know the query;
+    None on any other driver, or if the loader cannot be reached. Never asked of a
+    device without the extension (drivers are not written for queries they lack)."""
+    try:
+        if _INTEL_QUERY not in device.extensions:
+            return None
+    except cl.Error:
+        return None
+    import ctypes
+    import ctypes.util
+
+    try:
+        loader = ctypes.CDLL(ctypes.util.find_library("OpenCL") or "libOpenCL.so.1")
+        value = ctypes.c_uint32(0)
+        status = loader.clGetDeviceInfo(ctypes.c_void_p(device.int_ptr), ctypes.c_uint32(CL_DEVICE_ID_INTEL),
+                                        ctypes.c_size_t(4), ctypes.byref(value), None)
+    except (OSError, AttributeError):
+        return None
+    return int(value.value) if status == 0 and value.value else None
+
+
 @dataclasses.dataclass(frozen=True)
 class DeviceDescription:
     """What a fingerprint is made of: values as `clinfo` reports them."""
@@ -123,6 +150,10 @@ class DeviceDescription:
     driver_version: str
     board_name: str | None = None  # CL_DEVICE_BOARD_NAME_AMD, where the driver has it
     device_type: str | None = None  # "GPU", "CPU", "ACCELERATOR"; None: not recorded
+    # The PCI device ID, where the driver tells it (Intel's GPU driver: CL_DEVICE_ID_INTEL,
+    # or "[0x9a49]" in the name of older releases). Not part of any fingerprint: it only
+    # says which family a binary built offline must be for (`clmodes.offline.fit`).
+    device_id: int | None = None
 
     @classmethod
     def of(cls, device: cl.Device) -> "DeviceDescription":
@@ -143,6 +174,7 @@ class DeviceDescription:
             driver_version=device.driver_version.strip(),
             board_name=(board or "").strip() or None,
             device_type=_type_name(device.type),
+            device_id=intel_device_id(device),
         )
 
 

@@ -62,6 +62,9 @@ class HeldProgram:
     # Argument info persisted with a loaded binary, per kernel key: some drivers (Intel's)
     # drop it from programs created from binaries.
     stored_args: dict[str, list[ArgInfo] | None] = dataclasses.field(default_factory=dict)
+    # Batch hash -> the batch (source and options) whose binary capture stored: what an
+    # offline build for another device compiles (`clmodes.offline`).
+    stored_sources: dict[str, Batch] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Its launches come through `Stream.launch`, already decided: the pyopencl launch
@@ -180,6 +183,7 @@ def capture(store: Store, device: Device, held: HeldProgram, units: set[str],
     rows = [(key, o.name, _arg_rows(o.args)) for key, o in held.kernels.items() if o.unit in units]
     store.put_binary(device.fingerprint.exact, batch.content_hash, batch.keys, bytes(binary), rows)
     held.captured.update(dict.fromkeys(units, batch.content_hash))
+    held.stored_sources[batch.content_hash] = batch
     return True
 
 

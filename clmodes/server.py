@@ -319,6 +319,20 @@ class DeviceServer:
                                             [(k.key, k.name, k.descriptor()) for k in built])
             return written
 
+    def stored_sources(self) -> list[tuple[Batch, dict[str, str]]]:
+        """The batches whose binaries this server captured into the store, with their
+        sources and options, each with its kernels' units (kernel key -> unit key): what
+        an offline build for another device compiles (`clmodes.offline.targets`), so that
+        it builds exactly what was stored here, and can split a batch by unit."""
+        with self._build_lock:
+            found: dict[str, tuple[Batch, dict[str, str]]] = {}
+            for held in self._programs.values():
+                for digest, batch in held.stored_sources.items():
+                    units = set(batch.keys)
+                    kernels = {key: o.unit for key, o in held.kernels.items() if o.unit in units}
+                    found.setdefault(digest, (batch, {}))[1].update(kernels)
+        return [found[h] for h in sorted(found)]
+
     # -- acting on a launch's verdict ---------------------------------------------------------------------
 
     def act(

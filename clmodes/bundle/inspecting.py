@@ -13,6 +13,7 @@ from clmodes.bundle.matching import match_devices
 from clmodes.bundle.trust import TrustedKey, assess, trusted_keys as trusted, verdict
 from clmodes.device import Device
 from clmodes.discovery import devices
+from clmodes.offline.identity import parse
 from clmodes.tune.nearest import Grade, grade_of
 from clmodes.store import StoreEntries
 from clmodes.records.tune import decoded
@@ -29,6 +30,7 @@ def inspect(path: str | os.PathLike[str], local: list[Device] | None = None, *,
     return {"file": str(bundle.path), "manifest": bundle.manifest,
             "trust": {**trust.as_dict(), "import": verdict(trust, len(bundle.entries.binaries))},
             "matches": [m.as_dict() for m in match_devices(bundle.manifest, local)],
+            "offline": offline_builds(bundle.manifest),
             "roofline": rooflines(bundle.entries),
             "answers": answers_here(bundle.entries, local)}
 
@@ -62,4 +64,19 @@ def rooflines(entries: StoreEntries) -> list[dict[str, Any]]:
         if record is not None and record.roofline is not None:
             found.append({"model": row.model, "tunable": row.tunable, "key": row.tune_key,
                           "winner": record.winner, "roofline": record.roofline})
+    return found
+
+
+def offline_builds(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per offline identity in the bundle (`clmodes.offline`): which compiler built its
+    binaries for which family, said as it is: built offline, never loaded on a real
+    device where it was made."""
+    found = []
+    for device in manifest.get("devices", []):
+        for driver in device.get("drivers", []):
+            identity = parse(driver["exact"])
+            if identity is not None:
+                found.append({"exact": driver["exact"], "family": identity.family.name,
+                              "compiler": f"ocloc {identity.compiler_version}",
+                              "binaries": driver["binaries"], "note": identity.describe()})
     return found

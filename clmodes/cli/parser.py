@@ -48,6 +48,8 @@ ENVIRONMENT = (
     ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),
     ("CLMODES_BATCH_ALL", "1: batch every unit that can batch, however much preparing it "
      "costs (default: a unit whose preparation costs more than a build builds alone)"),
+    ("CLMODES_OCLOC", "the ocloc warm --target runs (default: the one on PATH; Debian "
+                      "intel-opencl-icd)"),
     ("CLMODES_CONFIG_DIR", "the config folder, holding trusted-keys/ (default: the user config dir)"),
     ("CLMODES_TRUSTED_KEYS", "public key files trusted at bundle import and for "
                              "$CLMODES_REMOTE's entries, os.pathsep-separated"),
@@ -124,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     warm.add_argument("--execute", action="store_true",
                       help="run the workload once for real (its checks hold) and persist "
                            "what it built and tuned, instead of the two discarding passes")
+    warm.add_argument("--target", action="append", default=[], metavar="intel-gpu:FAMILY[,FAMILY]",
+                      help="also build every batch offline with Intel's ocloc for these "
+                           "Intel GPU families (tgllp, adl-p, dg1, acm-g10, pvc, ...): "
+                           "binaries for GPUs this machine lacks; repeatable")
     _add_remote_trust(warm)
     checked = add_verb(verbs, "check", run_check,
                        "run a workload in EXECUTE; exit 1 if anything compiled or tuned", device=True)

@@ -46,8 +46,19 @@ def warm_text(r: dict[str, Any]) -> str:
         f"  autotune: {r['autotune']['keys']} keys tuned\n"
         + _reads_line(r.get("reads", {}).get("discarded", 0))
         + _outside_line(r.get("outside"))
+        + _offline_lines(r.get("offline"))
         + f"  store: {r['store']}"
     )
+
+
+def _offline_lines(found: dict[str, Any] | None) -> str:
+    if not found:
+        return ""
+    return (f"  offline: {found['batches']} batches built by ocloc {found['compiler_version']} "
+            f"for {', '.join(found['families'])}: {found['binaries']} binaries in "
+            f"{found['offline_s']} s (the local warm: {found['local_warm_s']} s); "
+            "built offline, not loaded on a real device here\n"
+            + "".join(f"  offline: {line}\n" for line in found.get("refused", [])))
 
 
 def _reads_line(count: int) -> str:
@@ -174,8 +185,9 @@ def _imported_device_lines(d: dict[str, Any]) -> list[str]:
     if d["match"] == "none":
         return lines
     binaries = d["binaries"]
-    lines.append(f"    tune results: {d['tune']['added']} added of {d['tune']['in_bundle']}"
-                 " (entries measured here are kept)")
+    if d["match"] != "offline":  # an offline build has no tune results
+        lines.append(f"    tune results: {d['tune']['added']} added of {d['tune']['in_bundle']}"
+                     " (entries measured here are kept)")
     used = "added" if binaries["used"] else "dropped (driver differs)"
     lines.append(f"    program binaries: {binaries['added'] if binaries['used'] else 0} "
                  f"of {binaries['in_bundle']} {used}")
@@ -189,6 +201,7 @@ def bundle_inspect_text(r: dict[str, Any]) -> str:
         f"{manifest['clmodes']} on {manifest['created']}\n"
         + _counts(manifest) + "\n" + _manifest_devices(manifest) + "\non this machine:\n"
         + "\n".join(f"  {m['exact'] or m['model']}\n    {_match_text(m)}" for m in r["matches"])
+        + "".join(f"\n{x['binaries']} binaries {x['note']}" for x in r.get("offline", []))
         + "".join(f"\nroofline: {x['tunable']} {x['key']}: {x['winner']} at {x['roofline']:.0%}"
                   for x in r.get("roofline", []))
         + "".join(f"\ntune answers for {a['local_device']}: {a['grade']} (from "
@@ -213,11 +226,16 @@ def _manifest_devices(manifest: dict[str, Any]) -> str:
 
 
 def _match_text(m: dict[str, Any]) -> str:
+    if m["match"] == "offline":
+        return (f"built offline, fits {m['local_device']} ({m['grade']} driver): binaries "
+                "used if its driver loads them")
     if m["match"] == "exact":
         return f"exact match with {m['local_device']}: binaries and tune results used"
     if m["match"] == "model":
         return (f"same model as {m['local_device']}, other {', '.join(m['differs']) or 'driver'}: "
                 "tune results used, binaries dropped")
+    if m.get("offline"):
+        return f"no match here ({'; '.join(m['differs'])}): skipped"
     return f"no match here (differs in {', '.join(m['differs'])}): skipped"
 
 

@@ -14,6 +14,10 @@ stop by a signal (128 + the signal) every verb has:
 - 1 (`WORKLOAD_FAILED`): with `--execute` the workload raised while running for real, a
   real failure as `python` and `clmodes run` report it (status 1), in one line; what it
   built before is persisted all the same.
+
+`--target intel-gpu:FAMILY[,FAMILY...]` also builds every batch the warm stored offline,
+with Intel's `ocloc`, for those Intel GPU families (`clmodes.offline.targets`); the
+report adds what it built and the time against the local warm's.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ from clmodes.warming import FAILURE_RECORD, failure_line, failure_of, is_verdict
 from clmodes.cli.devices import select_device
 from clmodes.cli.errors import UsageError
 from clmodes.workload import load_workload
+from clmodes.offline import ocloc
+from clmodes.offline.families import Family
+from clmodes.offline.targets import parse_targets, warm_for_targets
 from clmodes.errors import StoreNotPersistentError
 from clmodes.cli.render import emit, warm_text
 from clmodes.cli.remote import configure_remote
@@ -48,15 +55,21 @@ def run_warm(args: argparse.Namespace) -> int:
     """Warm the workload into the default store; report what it compiled and tuned."""
     select_device(args)
     configure_remote(args)
+    targets = _targets(args)
     workload = _Watched(load_workload(args.workload))
     started = time.perf_counter()
+    offline = None
     try:
         # Progress goes to standard error, and only on a terminal (`TerminalProgress`), so
         # `--json` on standard output never mixes with it; `-q` turns it off.
         with open(os.devnull, "w") if args.quiet else contextlib.nullcontext(sys.stderr) as shown, \
                 to_stderr(args.json), _failure_said_here():
-            statistics = warm(workload, progress=shown, allow_memory=args.allow_memory,
-                              sign=args.sign, execute=args.execute)
+            if targets:
+                statistics, offline = warm_for_targets(workload, targets, progress=shown,
+                                                       allow_memory=args.allow_memory)
+            else:
+                statistics = warm(workload, progress=shown, allow_memory=args.allow_memory,
+                                  sign=args.sign, execute=args.execute)
     except StoreNotPersistentError as error:
         raise UsageError(f"{error} (--allow-memory)") from error
     except Exception as error:  # noqa: BLE001 - only `--execute` lets the workload's own through
@@ -72,8 +85,22 @@ def run_warm(args: argparse.Namespace) -> int:
         "seconds": round(time.perf_counter() - started, 3),
         "store": default_store().location,
     }
+    if offline is not None:
+        report["offline"] = offline.as_dict()
     emit(args.json, report, warm_text)
     return _said(statistics)
+
+
+def _targets(args: argparse.Namespace) -> list[Family]:
+    """The offline targets asked for, checked before anything runs (and `ocloc` found)."""
+    if not args.target:
+        return []
+    if args.execute or args.sign:
+        raise UsageError("--target builds offline after the two discarding passes: it "
+                         "takes neither --execute nor --sign")
+    families = parse_targets(args.target)
+    ocloc.find()  # missing: one line naming the Debian packages, before the workload runs
+    return families
 
 
 def _said(statistics: ExecutionStatistics) -> int:

@@ -27,6 +27,8 @@ MODELS = {
     "amd-rx7900xtx-rocm-3602": "AMD | AMD Radeon RX 7900 XTX (gfx1100) | 48CU | 24GiB | OpenCL 2.0",
     "amd-rx7900xtx-rocm-3635": "AMD | AMD Radeon RX 7900 XTX (gfx1100) | 48CU | 24GiB | OpenCL 2.0",
     "intel-arc-a770": "Intel | Intel(R) Arc(TM) A770 Graphics | 512CU | 15GiB | OpenCL 3.0",
+    "intel-iris-xe-tgl-22.43": "Intel | Intel(R) Iris(R) Xe Graphics [0x9a49] | 96CU | 12GiB | OpenCL 3.0",
+    "intel-uhd770-rpls-22.43": "Intel | Intel(R) Graphics [0xa780] | 32CU | 25GiB | OpenCL 3.0",
     "intel-cpu-runtime-epyc-7763":
         "Intel | AMD EPYC 7763 64-Core Processor | 4CU | host memory | OpenCL 3.0",
     "intel-cpu-runtime-xeon-8272cl":
