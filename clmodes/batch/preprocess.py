@@ -22,7 +22,8 @@ and builds alone from its original text, when:
   macro, or has a `#pragma` that uses a macro or keeps state across the file (other than
   `OPENCL EXTENSION` and `OPENCL FP_CONTRACT`, which the batch resets after the unit);
 - pcpp itself reports an error.
-Why pcpp and not libclang: ARCHITECTURE.md has the measurement.
+Why pcpp and not libclang: docs/decisions/pcpp-not-libclang.md. The pcpp subclass that reads
+the directives is `unit_preprocessor`.
 """
 
 from __future__ import annotations
@@ -30,30 +31,23 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-import io
 import logging
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-import pcpp
-from pcpp.parser import Action, OutputDirective, trigraph
-from pcpp.ply.ply.lex import LexToken
+from pcpp.parser import trigraph
 
 from clmodes.batch.directives import conditional_names
 from clmodes.batch.predefined import FEATURE_CHECKS, CompilerMacros
 from clmodes.batch.prefix import Prefix, shared_prefix
-from clmodes.includes import include_dirs, included_digest, pyopencl_include_dirs
+from clmodes.batch.unit_preprocessor import (MAIN, Resumable, UnitPreprocessor, template_of,
+                                             token_lines, unit_preprocessor)
+from clmodes.includes import included_digest
 
 log = logging.getLogger("clmodes")
 
 _UNSTABLE = re.compile(r"\b(__FILE__|__DATE__|__TIME__|__COUNTER__|__TIMESTAMP__|__BASE_FILE__)\b")
-# Pragmas whose effect ends with the loop or statement they precede. `promote_to_registers`:
-# CLBlast's hint to its own kernel preprocessor for the array declared next, which no
-# OpenCL compiler knows (it ignores it, batched or alone).
-_LOCAL_PRAGMAS = frozenset(("unroll", "nounroll", "loop", "clang", "ivdep", "GCC",
-                            "promote_to_registers"))
-_MAIN = "<unit>"
 _PASSED_THROUGH = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|define|undef|include)\b", re.M)
 
 
@@ -86,385 +80,17 @@ class SharedPrefix:
     rest: str  # what the rest of the unit writes on its own: it starts with its `#line`
 
 
-def _copy_token(token: LexToken) -> LexToken:
-    copied = LexToken.__new__(LexToken)
-    copied.__dict__.update(token.__dict__)
-    return copied
-
-
-# pcpp copies a token for every macro expansion with `copy.copy`, whose generic protocol
-# was a quarter of the preprocessing time; a token is a plain attribute bag.
-LexToken.__copy__ = _copy_token  # type: ignore[attr-defined]
-
-
-_Fields = tuple[tuple[str, object], ...]  # a token's attributes
-
-
-@functools.lru_cache(maxsize=256)
-def _lexed(text: str, source: str) -> tuple[tuple[_Fields, ...], ...]:
-    """A file's tokens cut into lines, lexed once per text: every unit including
-    `pyopencl-complex.h` lexed its 1,000 lines again. Kept as their attributes in plain
-    tuples, not as tokens: a tuple holding only strings and ints is one the garbage
-    collector stops tracking, and 280,000 cached tokens (after ArrayFire's and CLBlast's
-    programs) made every full collection cost 0.15 s, more than a batch's build. Handed
-    out as new tokens (pcpp sets attributes on them), without the lexer each refers to:
-    ply's lexing rules read it, nothing after lexing does."""
-    return tuple(tuple(tuple((k, v) for k, v in t.__dict__.items() if k != "lexer") for t in line)
-                 for line in pcpp.Preprocessor.group_lines(_LEXING, text, source))
-
-
-def _token(fields: _Fields) -> LexToken:
-    token = LexToken.__new__(LexToken)
-    token.__dict__.update(fields)
-    return token
-
-
-def _lines(text: str, source: str) -> list[list[LexToken]]:
-    return [[_token(f) for f in line] for line in _lexed(text, source)]
-
-
-class _UnitPreprocessor(pcpp.Preprocessor):
-    """pcpp with C semantics for the unit's own names and refusal for unknown ones."""
-
-    def __init__(self, macros: CompilerMacros, symbolic: frozenset[str] = frozenset()) -> None:
-        template = self.template = _template(macros)
-        super().__init__(template.lexer.clone())
-        self.line_directive = "#line"
-        self.known = macros
-        # The unit's define names, left undefined so that one preprocessing serves every
-        # variant of a source; any directive that reads one makes that impossible.
-        self.symbolic = symbolic
-        self.symbolic_reads: set[str] = set()
-        self.problems: list[str] = []
-        # Names read by conditionals that the compiler may predefine, unless they turn out
-        # to be include guards: `#ifndef X` first in a file, then `#define X` (object-like)
-        # as the next directive. `#if !defined(__has_builtin)` first in a file, followed by
-        # `#define __has_builtin(x) 0`, is no guard.
-        self.unknown: dict[str, None] = {}
-        self.guards: set[str] = set()
-        self.pending_guard: str | None = None
-        self.extensions: list[str] = []
-        self.fp_contract = False
-        # pcpp's macro objects are replaced, never changed, by (re)definition: a copy of
-        # the template's table is this unit's own.
-        self.macros = dict(template.macros)
-        # Which of the unit's own lines pcpp reads (`_Resumable`): all, its shared
-        # prefix only, or what follows it; and whether pcpp's start of that rest must
-        # be made to look like the middle of the file it is alone.
-        self.main_lines = slice(None)
-        self.resuming = False
-        self.front = True
-        self.main_source: str | None = None
-        # Directives only (`scout`): text lines are passed on unexpanded.
-        self.scouting = False
-
-    def _unknown(self, name: str, arithmetic: bool = False) -> None:
-        if name in self.symbolic:
-            self.symbolic_reads.add(name)
-        elif arithmetic and name in self.known.named:
-            # Left over after expansion: defined as itself (a constant, or a name the
-            # compiler defines as no integer), which `#if` would read as 0.
-            self.problems.append(f"#if arithmetic reads {name!r}, which is no integer")
-        elif self.known.maybe_predefined(name):
-            self.unknown[name] = None
-
-    def expand_macros(self, tokens, expanding_from=[]):  # type: ignore[no-untyped-def]  # noqa: B006 - pcpp's signature
-        """Scouting, a run of text lines (pcpp hands them over ending with their newline;
-        a directive's tokens are stripped of it) is not expanded: expanding text reads no
-        directive and defines nothing, and it was most of a unit's preprocessing."""
-        if (self.scouting and tokens and not expanding_from
-                and tokens[-1].type == self.t_NEWLINE):
-            return tokens
-        return super().expand_macros(tokens, expanding_from)
-
-    def evalexpr(self, tokens):  # type: ignore[no-untyped-def]
-        """Feature-check calls (`__has_builtin(__builtin_expect)`) answered from the
-        compiler's answers before pcpp expands anything: the compiler does not expand
-        their argument either."""
-        return super().evalexpr(self._answer_calls(tokens))
-
-    def _answer_calls(self, tokens: list[LexToken]) -> list[LexToken]:
-        out: list[LexToken] = []
-        i = 0
-        while i < len(tokens):
-            token = tokens[i]
-            call = _call_at(tokens, i) if self._compilers(token.value) else None
-            if call is None:
-                out.append(token)
-                i += 1
-                continue
-            query, i = call
-            value = self.known.called.get(query)
-            if value is None:
-                self.unknown[query] = None
-                value = 0
-            answered = _copy_token(token)
-            answered.type, answered.value = self.t_INTEGER, self.t_INTEGER_TYPE(f"{value}L")
-            out.append(answered)
-        return out
-
-    def _compilers(self, name: str) -> bool:
-        """Is `name` the compiler's feature check here, not a macro the unit defined
-        (`#define __has_builtin(x) 0` when the compiler has none)?"""
-        return name in FEATURE_CHECKS and self.macros.get(name) is self.template.macros.get(name)
-
-    def unknown_queries(self) -> frozenset[str]:
-        """What the compiler could answer, when nothing else stands in the way."""
-        unknown = [n for n in self.unknown if n not in self.guards]
-        if self.problems or self.symbolic_reads or not unknown:
-            return frozenset()
-        if all(self.known.probe_worthy(n) for n in unknown):
-            return frozenset(unknown)
-        return frozenset()
-
-    def refusals(self) -> list[str]:
-        """Why the unit cannot batch (nothing: it can)."""
-        unknown = [n for n in self.unknown if n not in self.guards]
-        reads = [f"its directives read its defines {sorted(self.symbolic_reads)}"] \
-            if self.symbolic_reads else []
-        return self.problems + [
-            f"its conditionals read {name!r}, which the compiler may predefine" for name in unknown
-        ] + reads
-
-    def only_reads(self) -> frozenset[str]:
-        """The symbolic defines read, if nothing else went wrong (else nothing)."""
-        clean = not self.problems and all(n in self.guards for n in self.unknown)
-        return frozenset(self.symbolic_reads) if clean else frozenset()
-
-    def group_lines(self, input, abssource):  # type: ignore[no-untyped-def]
-        lines = _lexed(input, abssource)
-        if self.main_lines != slice(None):  # the first file asked for is the unit itself
-            lines, self.main_lines = lines[self.main_lines], slice(None)
-        for line in lines:
-            yield [_token(f) for f in line]
-
-    # -- a shared prefix: the state after it, and resuming from it -----------------------
-
-    def snapshot(self, tokens: tuple[LexToken, ...], front: bool) -> "_Resumable":
-        replay = self.replay_of(tokens)
-        replay_written = self.written(replay)
-        return _Resumable(
-            self.written(tokens, owned=True), replay, replay_written,
-            front, dict(self.macros), dict(self.include_once), self.return_code,
-            frozenset(self.symbolic_reads), tuple(self.problems), tuple(self.unknown),
-            frozenset(self.guards), self.pending_guard, tuple(self.extensions),
-            self.fp_contract)
-
-    def resume(self, state: "_Resumable", source: str, skip: int) -> None:
-        """Parse `source` from its pcpp line `skip` on, as if its first `skip` lines had
-        just been read (`state`): their output first, then the rest. The start of the
-        rest is pcpp's start of a file: its call of `on_potential_include_guard` there is
-        none alone, and past the front (`state.front`) neither is one for the unit's own
-        `#ifndef` (`on_potential_include_guard` drops both)."""
-        self.macros, self.include_once = dict(state.macros), dict(state.include_once)
-        self.return_code = state.return_code
-        self.symbolic_reads, self.problems = set(state.symbolic_reads), list(state.problems)
-        self.unknown = dict.fromkeys(state.unknown)
-        self.guards, self.pending_guard = set(state.guards), state.pending_guard
-        self.extensions, self.fp_contract = list(state.extensions), state.fp_contract
-        self.main_lines, self.resuming, self.front = slice(skip, None), True, state.front
-        self.parse(source, _MAIN)
-
-    def written(self, tokens: Sequence[LexToken], owned: bool = False) -> str:
-        """What `write` makes of `tokens` from a fresh start. It changes a token only next
-        to a line continuation's (a space before it becomes one character, which writing
-        again leaves as it is), so only then is it handed copies, and not when the tokens
-        are this preprocessor's own (`owned`): copying a header's tokens was most of the
-        time its prefix took."""
-        continued = not owned and any(t.type == self.t_LINECONT for t in tokens)
-        # pcpp's `parser` is untyped (its __init__ sets None); `write` reads it.
-        self.parser = map(_copy_token, tokens) if continued else iter(tokens)  # type: ignore[has-type]
-        return self.output()
-
-    def output(self) -> str:
-        """What `write` makes of the tokens the parser has left."""
-        out = io.StringIO()
-        self.write(out)
-        return out.getvalue()
-
-    def continuing(self, state: "_Resumable", rest: list[LexToken]) -> str | None:
-        """The unit's whole output, given the prefix's (`state.written`) and the rest's
-        tokens, without writing the prefix's tokens again. `write` carries three things
-        from line to line (the last line number, the last file, pending blank lines);
-        writing the prefix's last non-blank line and its trailing blank lines first puts
-        it in exactly the state the whole prefix leaves. None: the replay did not start
-        as it wrote alone (never seen; the caller then writes everything)."""
-        out = self.written([*state.replay, *rest])
-        if not out.startswith(state.replay_written):
-            return None
-        return state.written + out[len(state.replay_written):]
-
-    def replay_of(self, tokens: tuple[LexToken, ...]) -> tuple[LexToken, ...]:
-        """What puts `write` in the state `tokens` leave it in: their last line it would not
-        skip as blank, cut to what that state reads of it (its first token's line and file,
-        its comments' newlines: a header's last line can be a macro's expansion of
-        thousands of tokens), and the blank lines after it."""
-        start, end, line_start, blank = 0, 0, 0, True
-        for index, token in enumerate(tokens):
-            if token.type in self.ignore:
-                continue
-            if token.value and token.value[0] == "\n":
-                if not blank:
-                    start, end = line_start, index + 1
-                line_start, blank = index + 1, True
-            elif token.type not in self.t_WS:
-                blank = False
-        if not blank:  # a last line without its newline: the rest continues it
-            return tokens[line_start:]
-        line = tokens[start:end]
-        if not line:
-            return tokens
-        kept = [line[0], *(t for t in line[1:-1] if t.type == self.t_COMMENT1)]
-        if all(t.type in self.t_WS for t in kept):
-            kept.append(next(t for t in line if t.type not in self.t_WS))
-        return (*kept, line[-1], *tokens[end:])
-
-    # -- pcpp hooks ------------------------------------------------------------------
-
-    def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # type: ignore[no-untyped-def]
-        self.problems.append(f"#include {includepath} is not found here")
-        raise OutputDirective(Action.IgnoreAndRemove)
-
-    def on_potential_include_guard(self, macro: str | None) -> None:
-        if self.resuming:  # the rest's start of file (`resume`)
-            self.resuming, self.main_source = False, self.source
-            return
-        if macro and not self.front and self.source == self.main_source:
-            return  # alone, pcpp is past the unit's front here
-        self.pending_guard = macro or None
-
-    def on_error(self, file: str, line: int, msg: str) -> None:
-        self.problems.append(f"preprocessing {file}:{line}: {msg}")
-        self.return_code += 1
-
-    def on_unknown_macro_in_defined_expr(self, tok):  # type: ignore[no-untyped-def]
-        self._unknown(tok.value)
-        return False
-
-    def on_unknown_macro_in_expr(self, ident):  # type: ignore[no-untyped-def]
-        self._unknown(ident, arithmetic=True)
-        return 0
-
-    def on_unknown_macro_function_in_expr(self, ident):  # type: ignore[no-untyped-def]
-        self._unknown(ident)
-        return lambda *_: 0
-
-    def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):  # type: ignore[no-untyped-def]
-        # pcpp reports a potential guard after handing us its #ifndef: the directive
-        # after it is the one that must define it.
-        pending, self.pending_guard = self.pending_guard, None
-        if (directive.value == "define" and pending is not None and toks
-              and toks[0].value == pending and (len(toks) == 1 or toks[1].value != "(")):
-            self.guards.add(pending)
-        if directive.value == "undef" and toks and toks[0].value in self.known.as_dict():
-            self.problems.append(f"it #undefs the predefined macro {toks[0].value}")
-        if self.symbolic and directive.value in ("define", "undef"):
-            self._symbolic_define([t.value for t in toks])
-        return super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
-
-    def _symbolic_define(self, words: list[str]) -> None:
-        """A macro body naming a define, or stringizing or pasting (which would see the
-        define's name instead of its value), depends on the variant."""
-        named = self.symbolic.intersection(words)
-        if named:
-            self.symbolic_reads.update(named)
-        elif any(w in ("#", "##") for w in words[1:]):
-            self.problems.append("a macro stringizes or pastes")
-
-    def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):  # type: ignore[no-untyped-def]
-        name = directive.value
-        if name == "error":
-            self.problems.append("it has an active #error")
-            return True
-        if name == "pragma":
-            self._pragma([t.value for t in toks if t.value.strip()])
-            return None
-        if name not in ("warning", "line"):
-            self.problems.append(f"it has the directive #{name}")
-        return None
-
-    def on_comment(self, tok):  # type: ignore[no-untyped-def]
-        return False  # comments become whitespace: a smaller batch, same code
-
-    def _pragma(self, words: list[str]) -> None:
-        predefined = self.known.as_dict()
-        if any(w in self.macros and w not in predefined for w in words):
-            self.problems.append(f"its #pragma {' '.join(words)} uses a macro")
-        elif words[:2] == ["OPENCL", "EXTENSION"] and len(words) >= 3:
-            if words[-1] == "enable":
-                self.extensions.append(words[2])
-        elif words[:2] == ["OPENCL", "FP_CONTRACT"]:
-            self.fp_contract = True
-        elif not words or words[0] not in _LOCAL_PRAGMAS:
-            self.problems.append(f"its #pragma {' '.join(words)} may hold across the file")
-
-
-def _call_at(tokens: list[LexToken], start: int) -> tuple[str, int] | None:
-    """`NAME ( identifier )` at `start`: the query `NAME(identifier)` and the index after
-    it; None when no call with one plain identifier follows (`defined(__has_builtin)`)."""
-    words: list[tuple[str, int]] = []
-    i = start + 1
-    while i < len(tokens) and len(words) < 3:
-        if tokens[i].value.strip():
-            words.append((tokens[i].value, i))
-        i += 1
-    if len(words) < 3 or words[0][0] != "(" or words[2][0] != ")":
-        return None
-    argument = words[1][0]
-    if not re.fullmatch(r"[A-Za-z_]\w*", argument):
-        return None
-    return f"{tokens[start].value}({argument})", words[2][1] + 1
-
-
-_LEXING = pcpp.Preprocessor()  # only its lexer and token types are used, by `_lines`
-
-
-@functools.lru_cache(maxsize=64)
-def _template(macros: CompilerMacros) -> pcpp.Preprocessor:
-    """A preprocessor holding a device's predefined macros, made once: defining a hundred
-    macros per unit cost more than preprocessing a small unit."""
-    template = pcpp.Preprocessor()
-    for name in ("__PCPP__", "__DATE__", "__TIME__"):
-        template.macros.pop(name, None)
-    for name, value in macros.values:
-        template.define(f"{name} {value}")
-    return template
-
-
-@dataclasses.dataclass(frozen=True)
-class _Resumable:
-    """A preprocessor's state after a unit's shared prefix (`prefix.shared_prefix`): what
-    its tokens wrote and everything it and the unit's bookkeeping keep across lines.
-    pcpp's tables are copied out and in, never shared: a unit redefining a macro
-    replaces the entry in its own copy."""
-
-    written: str  # what its tokens write (not the tokens: see `_lexed`)
-    replay: tuple[LexToken, ...]  # its last non-blank line on (`continuing`)
-    replay_written: str  # what those write from a fresh start
-    front: bool
-    macros: dict[str, object]
-    include_once: dict[str, object]
-    return_code: int
-    symbolic_reads: frozenset[str]
-    problems: tuple[str, ...]
-    unknown: tuple[str, ...]  # in the order met: the first refusal is reported
-    guards: frozenset[str]
-    pending_guard: str | None
-    extensions: tuple[str, ...]
-    fp_contract: bool
-
-
 _MemoKey = tuple[str, tuple[tuple[str, str | None], ...], tuple[str, ...], CompilerMacros,
                  frozenset[str], str | None]
 _PREFIXES = 64
-_prefixes: collections.OrderedDict[_MemoKey, _Resumable | None] = collections.OrderedDict()
+_prefixes: collections.OrderedDict[_MemoKey, Resumable | None] = collections.OrderedDict()
 _prefixes_lock = threading.Lock()
 
 
 def _after_prefix(
     prefix: Prefix, source: str, defines: tuple[tuple[str, str | None], ...], options: tuple[str, ...],
     macros: CompilerMacros, symbolic: frozenset[str],
-) -> _Resumable | None:
+) -> Resumable | None:
     """The state after `prefix`, made once per prefix text, defines, options, compiler
     macros, symbolic set and the digest of what the prefix itself includes (an edited
     header is expanded again; the rest of the unit's includes do not split the memo).
@@ -476,10 +102,10 @@ def _after_prefix(
         if key in _prefixes:
             _prefixes.move_to_end(key)
             return _prefixes[key]
-    pre = _unit_preprocessor(defines, options, macros, symbolic)
+    pre = unit_preprocessor(defines, options, macros, symbolic)
     pre.main_lines = slice(prefix.lines)
     try:
-        pre.parse(source, _MAIN)
+        pre.parse(source, MAIN)
         tokens = tuple(pre.parser)
     except Exception:  # pcpp raises plain exceptions on malformed input: the whole unit says
         state = None
@@ -493,42 +119,34 @@ def _after_prefix(
     return state
 
 
-def _unit_preprocessor(defines: tuple[tuple[str, str | None], ...], options: tuple[str, ...],
-                       macros: CompilerMacros, symbolic: frozenset[str]) -> _UnitPreprocessor:
-    pre = _UnitPreprocessor(macros, symbolic)
-    for directory in [*include_dirs(options), *pyopencl_include_dirs()]:
-        pre.add_path(directory)
-    for name, value in defines:
-        pre.define(f"{name} {'1' if value is None else value}")
-    return pre
 
 
 def _parsed(source: str, defines: tuple[tuple[str, str | None], ...], options: tuple[str, ...],
             macros: CompilerMacros, symbolic: frozenset[str],
-            ) -> tuple[_UnitPreprocessor, _Resumable | None]:
+            ) -> tuple[UnitPreprocessor, Resumable | None]:
     """A preprocessor ready to write the unit: from its shared prefix's state where it has
     one (returned with it: its tokens are written already), else from its first line."""
     text = trigraph(source)  # what pcpp lexes
-    prefix = shared_prefix(_lines(text, _MAIN), text) if "include" in text else None
+    prefix = shared_prefix(token_lines(text, MAIN), text) if "include" in text else None
     state = None if prefix is None else _after_prefix(
         prefix, source, defines, options, macros, symbolic)
     if prefix is None or state is None:
         return _parsed_whole(source, defines, options, macros, symbolic), None
-    pre = _unit_preprocessor((), options, macros, symbolic)  # the state has the defines
+    pre = unit_preprocessor((), options, macros, symbolic)  # the state has the defines
     pre.resume(state, source, prefix.lines)
     return pre, state
 
 
 def _parsed_whole(source: str, defines: tuple[tuple[str, str | None], ...],
                   options: tuple[str, ...], macros: CompilerMacros,
-                  symbolic: frozenset[str]) -> _UnitPreprocessor:
-    pre = _unit_preprocessor(defines, options, macros, symbolic)
-    pre.parse(source, _MAIN)
+                  symbolic: frozenset[str]) -> UnitPreprocessor:
+    pre = unit_preprocessor(defines, options, macros, symbolic)
+    pre.parse(source, MAIN)
     return pre
 
 
-def _write(pre: _UnitPreprocessor, state: _Resumable | None,
-           whole: Callable[[], _UnitPreprocessor]) -> tuple[str, SharedPrefix | None]:
+def _write(pre: UnitPreprocessor, state: Resumable | None,
+           whole: Callable[[], UnitPreprocessor]) -> tuple[str, SharedPrefix | None]:
     """The unit's output, and where a resumed unit's shared prefix ends in it. `whole`:
     the unit parsed from its first line, for a replay that did not start as it wrote."""
     if state is None:
@@ -550,7 +168,7 @@ def scout(
 ) -> frozenset[str]:
     """What `preprocess` would report as `unknown` under `macros` (the names only the
     compiler can answer), found by running the unit's directives alone, text unexpanded
-    (`_UnitPreprocessor.expand_macros`). Why: a unit reading such names used to be
+    (`UnitPreprocessor.expand_macros`). Why: a unit reading such names used to be
     preprocessed in full, refused, preprocessed again after each probe round's answers
     (three times for John the Ripper's kernels, whose headers read `__llvm__`,
     `__has_builtin(...)`, `__MESA__`), and only the last one counted; the rounds now
@@ -582,10 +200,10 @@ def nothing_to_ask(source: str, defines: tuple[tuple[str, str | None], ...],
 def scout_directives(source: str, defines: tuple[tuple[str, str | None], ...],
                      options: tuple[str, ...], macros: CompilerMacros) -> frozenset[str]:
     """`scout`'s answer found the long way: the unit's directives run through pcpp."""
-    pre = _unit_preprocessor(defines, options, macros, frozenset())
+    pre = unit_preprocessor(defines, options, macros, frozenset())
     pre.scouting = True
     try:
-        pre.parse(source, _MAIN)
+        pre.parse(source, MAIN)
         for _ in pre.parser:  # pcpp reads the directives as the tokens are asked for
             pass
     except Exception:  # pcpp raises plain exceptions on malformed input: `preprocess` says
@@ -603,7 +221,7 @@ def preprocess(
     includes: str | None = None,
 ) -> Preprocessed:
     """One unit preprocessed alone (cached: tunables preprocess the same units often).
-    `symbolic`: define names left undefined (see `_UnitPreprocessor`). `includes`: the
+    `symbolic`: define names left undefined (see `UnitPreprocessor`). `includes`: the
     digest of the files it includes (`Kernel.includes`), read only as part of the cache
     key, so that a header edited during the process is preprocessed again. The text is
     exactly what preprocessing the unit from its first line writes, also where the
@@ -624,6 +242,6 @@ def preprocess(
     passed = _PASSED_THROUGH.search(text)
     if passed:  # pcpp kept a directive it could not execute: its effect would be lost
         return Preprocessed(None, f"pcpp could not execute #{passed.group(1)}")
-    own = frozenset(n for n, m in pre.macros.items() if _template(macros).macros.get(n) is not m)
+    own = frozenset(n for n, m in pre.macros.items() if template_of(macros).macros.get(n) is not m)
     return Preprocessed(text, None, tuple(dict.fromkeys(pre.extensions)), pre.fp_contract, own,
                         shared=shared)
