@@ -30,9 +30,10 @@ from pathlib import Path
 # Lowest first. Why this order: what a launch needs (modes, devices, kernels, the store,
 # batching, the server) knows nothing of tuning, warming, shipping or the command line;
 # tuning and probing measure on streams; warm, bundles and the fleet orchestrate all of
-# it; the CLI and the package's face sit on top.
+# it; the CLI and the package's face sit on top. `settings` (every environment variable,
+# parsed once) and the size grammar it uses sit at the bottom, so that any module may read one.
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
-    "_version errors atomic icd compiler_output execution reads records",
+    "_version errors atomic sizes settings icd compiler_output execution reads records",
     "includes device discovery kernel shared_terminal progress",
     "store batch released arginfo pointer_types launch_args launch_sizes launchable",
     "device_check selection adoption pyopencl_hooks programs building compiler_probe server",

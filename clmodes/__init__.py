@@ -72,9 +72,9 @@ def _remote_from_environment() -> "_tiers.ReadThrough | None":
     """`$CLMODES_REMOTE`'s tier, made at the first local miss (`clmodes.store.tiers`):
     imported only then, and only when the variable is set, so that `import clmodes` opens
     no connection and a process without a remote never loads its modules."""
-    import os
+    from clmodes import settings
 
-    if not os.environ.get("CLMODES_REMOTE", "").strip():
+    if not settings.REMOTE.get():
         return None
     from clmodes.remote import from_environment
 

@@ -20,17 +20,17 @@ bundle, not a local store, so there is nothing there to cap.
 from __future__ import annotations
 
 import logging
-import os
 
+from clmodes import settings
 from clmodes.runtime import default_store
 from clmodes.store import Store
 from clmodes.store import pruning
 from clmodes.store.pruning import AUTO_COMPACT_AT, PruneReport
-from clmodes.store.sizes import SizeError, parse_size, shown
+from clmodes.sizes import SizeError, parse_size, shown
 
 log = logging.getLogger("clmodes")
 
-MAX_SIZE_ENV = "CLMODES_CACHE_MAX_SIZE"
+MAX_SIZE_ENV = settings.CACHE_MAX_SIZE.name
 
 
 def prune(max_size: int | str, store: Store | None = None) -> PruneReport:
@@ -47,13 +47,10 @@ def prune(max_size: int | str, store: Store | None = None) -> PruneReport:
 def environment_cap() -> int | None:
     """The cap `$CLMODES_CACHE_MAX_SIZE` sets, or None (unset, empty, or not a size: then
     one warning naming the variable)."""
-    text = os.environ.get(MAX_SIZE_ENV, "").strip()
-    if not text:
-        return None
     try:
-        return parse_size(text)
-    except SizeError as error:
-        log.warning("$%s: %s; the store is not pruned", MAX_SIZE_ENV, error)
+        return settings.CACHE_MAX_SIZE.get()
+    except settings.SettingError as error:
+        log.warning("%s; the store is not pruned", error)
         return None
 
 

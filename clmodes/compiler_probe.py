@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -38,6 +37,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import pyopencl as cl
 
+from clmodes import settings
 from clmodes import compiler_output
 from clmodes.batch.predefined import FEATURE_CHECKS, Answer, CompilerMacros, DeviceTraits, is_call
 from clmodes.building import BUILD_OPTIONS
@@ -81,7 +81,7 @@ def options_digest(options: Iterable[str]) -> str:
     """What answers are keyed by: the probe format, the build options that matter and
     what pyopencl adds to every build from the environment."""
     parts = [PROBE_FORMAT, *BUILD_OPTIONS, *relevant_options(options), "\0env",
-             *os.environ.get("PYOPENCL_BUILD_OPTIONS", "").split()]
+             *settings.PYOPENCL_BUILD_OPTIONS.get()]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
 
 

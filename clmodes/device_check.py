@@ -32,6 +32,7 @@ from collections.abc import Callable
 import numpy as np
 import pyopencl as cl
 
+from clmodes import settings
 from clmodes.device import Device
 from clmodes.errors import first_error_line
 from clmodes.pyopencl_hooks import outside
@@ -47,9 +48,10 @@ __kernel void clmodes_check(__global int* out)
 """
 CHECK_VALUE = 40  # what work-item 0 writes
 
-# Environment variables that change what a runtime's compiler does; part of the cache key.
+# Environment variables that change what a runtime's compiler does; part of the cache key
+# (the runtimes' own, read here as they are, and pyopencl's options as their raw text).
 ENVIRONMENT_PREFIXES = ("POCL_", "CL_CONFIG_", "OCLGRIND_", "CUDA_CACHE_", "AMD_OCL_",
-                        "PYOPENCL_BUILD_OPTIONS")
+                        settings.PYOPENCL_BUILD_OPTIONS.name)
 
 UNKNOWN_CPU_REMEDY = (
     "this PoCL's LLVM does not know this CPU: use a PoCL whose LLVM does "

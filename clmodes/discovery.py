@@ -9,10 +9,10 @@ build is `clmodes.device_check`'s question, asked by `clmodes.selection`.
 
 from __future__ import annotations
 
-import os
 
 import pyopencl as cl
 
+from clmodes import settings
 from clmodes.device import Device, DeviceDescription
 from clmodes.errors import NoDeviceError
 from clmodes.icd import register_pypi_runtimes
@@ -107,7 +107,7 @@ def candidates(selector: object = None) -> list[Device]:
             if device.cl_device == selector:
                 return [device]
     if selector is None:
-        selector = os.environ.get("CLMODES_DEVICE") or None
+        selector = settings.DEVICE.get()
     if selector is None:
         return found
     return _match(found, selector)
@@ -115,7 +115,7 @@ def candidates(selector: object = None) -> list[Device]:
 
 def explicit(selector: object) -> bool:
     """Does the selection name a device (an argument or `$CLMODES_DEVICE`)?"""
-    return selector is not None or bool(os.environ.get("CLMODES_DEVICE"))
+    return selector is not None or settings.DEVICE.get() is not None
 
 
 def _match(found: list[Device], selector: object) -> list[Device]:

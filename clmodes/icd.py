@@ -32,6 +32,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from clmodes import settings
+
 log = logging.getLogger("clmodes")
 
 SYSTEM_VENDORS = Path("/etc/OpenCL/vendors")
@@ -57,7 +59,7 @@ def register_pypi_runtimes() -> Path | None:
             return None
         _done = True
         library = intel_library()
-        if library is None or os.environ.get("CLMODES_REGISTER_RUNTIMES", "1") == "0":
+        if library is None or not settings.REGISTER_RUNTIMES.get():
             return None
         if os.environ.get("OCL_ICD_VENDORS"):
             log.debug("OCL_ICD_VENDORS is set: %s is not registered by clmodes", library)

@@ -41,6 +41,8 @@ from collections.abc import Iterable, Mapping
 
 import pyopencl as cl
 
+from clmodes import settings
+
 _INCLUDE = re.compile(
     r'^[ \t]*#[ \t]*include\b[ \t]*(?:"([^"\n]*)"|<([^>\n]*)>|([A-Za-z_]\w*))', re.M)
 # `#define HEADER "val.h"`: what a `#include HEADER` may name.
@@ -67,12 +69,12 @@ def include_dirs(options: Iterable[str]) -> list[str]:
 def pyopencl_include_dirs() -> list[str]:
     """The include path pyopencl adds to every build (its own headers, e.g.
     `pyopencl-complex.h`, and any `-I` in `$PYOPENCL_BUILD_OPTIONS`)."""
-    return list(_pyopencl_dirs(os.environ.get("PYOPENCL_BUILD_OPTIONS", "")))
+    return list(_pyopencl_dirs(settings.PYOPENCL_BUILD_OPTIONS.get()))
 
 
 @functools.lru_cache(maxsize=16)
-def _pyopencl_dirs(forced: str) -> tuple[str, ...]:
-    found = include_dirs([*getattr(cl, "_DEFAULT_INCLUDE_OPTIONS", []), *forced.split()])
+def _pyopencl_dirs(forced: tuple[str, ...]) -> tuple[str, ...]:
+    found = include_dirs([*getattr(cl, "_DEFAULT_INCLUDE_OPTIONS", []), *forced])
     # pyopencl quotes a path with a space in it for the compiler's command line.
     return tuple(d[1:-1] if len(d) > 1 and d[0] == d[-1] == '"' else d for d in found)
 

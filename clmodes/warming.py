@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Literal, TextIO
 import numpy
 import pyopencl as cl
 
+from clmodes import settings
 from clmodes.execution import (
     ExecutionStatistics,
     ProcessMode,
@@ -83,9 +84,6 @@ from clmodes.tune.coordination import withdraw_uncommitted
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-# `clmodes.remote.config.SIGNING_KEY_ENV`, read here without importing the remote: a warm
-# that publishes nothing (most) never loads it, nor the bundle code it builds on.
-SIGNING_KEY_ENV = "CLMODES_SIGNING_KEY"
 
 log = logging.getLogger("clmodes")
 
@@ -312,7 +310,9 @@ def _check_gathered(workload: object, statistics: ExecutionStatistics, gathered:
 
 
 def _signing_key(sign: str | os.PathLike[str] | Literal[False] | None) -> "Ed25519PrivateKey | None":
-    key = os.environ.get(SIGNING_KEY_ENV, "").strip() if sign is None else sign
+    # Read from settings, not from the remote: a warm that publishes nothing (most) never
+    # loads the remote, nor the bundle code it builds on.
+    key = settings.SIGNING_KEY.get() if sign is None else sign
     if not key:
         return None
     from clmodes.remote.publishing import private_key

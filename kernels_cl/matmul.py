@@ -25,13 +25,12 @@ float16 rtol 2e-3, atol 2e-3 * sqrt(K) (the result is rounded to half once).
 
 from __future__ import annotations
 
-import os
 
 import pyopencl.array as cla
 
 from clmodes import Kernel, Stream, Tunable, kernel_variants
 from clmodes.tune import Budget, LocalSearch
-from kernels_cl import _common
+from kernels_cl import _common, settings
 from kernels_cl.gemm import GEMM_SPACE, launch_out
 from kernels_cl._common import (
     DTYPES,
@@ -345,10 +344,7 @@ def tunable(dtype_name: str) -> Tunable:
     default), or with `KERNELS_CL_MATMUL=candidates` the 15 hand-written candidates (read
     at each call, like the workloads' sizes). Measured side by side by
     `ci/bench/bench_matmul_default.py` (README, "The matmul default")."""
-    choice = os.environ.get("KERNELS_CL_MATMUL", "").strip() or "space"
-    if choice not in ("space", "candidates"):
-        raise ValueError(f"KERNELS_CL_MATMUL must be 'space' or 'candidates', not {choice!r}")
-    return (SPACE_TUNABLES if choice == "space" else TUNABLES)[dtype_name]
+    return (SPACE_TUNABLES if settings.MATMUL.get() == "space" else TUNABLES)[dtype_name]
 
 
 def matmul(stream: Stream, a: cla.Array, b: cla.Array, out: cla.Array | None = None) -> cla.Array:

@@ -7,61 +7,27 @@ is meaningless there: only the kernels gathered, compiled and tuned matter. Each
 ``*_reference()`` twin computing the same thing with numpy in float64.
 
 Sizes come from environment variables, read at each call (defaults run in a few seconds
-on PoCL, tuning included):
-
-    KERNELS_CL_BATCH    MLP rows / attention sequences       (mlp 64, attention 2)
-    KERNELS_CL_HIDDEN   hidden width                         (mlp 128, attention 64)
-    KERNELS_CL_LAYERS   MLP hidden layers                    (2)
-    KERNELS_CL_CLASSES  MLP outputs                          (10)
-    KERNELS_CL_SEQ      attention sequence length            (48)
-    KERNELS_CL_DTYPE    float32 | float64 | float16          (float32)
-    KERNELS_CL_SEED     parameters and inputs                (0)
-    KERNELS_CL_MATMUL   space | candidates: the matmul's     (space)
-                        GEMM space or its 15 hand-written
-                        candidates (kernels_cl.matmul)
+on PoCL, tuning included): `kernels_cl.settings` declares them (`python -m kernels_cl`
+lists them; docs/kernels_cl.md).
 """
 
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import pyopencl.array as cla
 
 import clmodes
+from kernels_cl import settings
 from kernels_cl.elementwise import elementwise
 from kernels_cl.matmul import matmul
 from kernels_cl.rows import layer_norm, softmax
 from kernels_cl.transpose import transpose
 
 
-def _env_int(name: str, default: int) -> int:
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"${name} must be an integer, got {text!r}") from None
-    if value < 1:
-        raise ValueError(f"${name} must be at least 1, got {value}")
-    return value
-
-
-def _seed() -> int:
-    text = os.environ.get("KERNELS_CL_SEED", "").strip() or "0"
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"$KERNELS_CL_SEED must be an integer, got {text!r}") from None
-
-
 def _dtype() -> np.dtype:
-    name = os.environ.get("KERNELS_CL_DTYPE", "").strip() or "float32"
-    if name not in ("float32", "float64", "float16"):
-        raise ValueError(f"$KERNELS_CL_DTYPE must be float32, float64 or float16, got {name!r}")
-    return np.dtype(name)
+    return np.dtype(settings.DTYPE.get())
 
 
 def _linear(
@@ -77,11 +43,11 @@ def _linear(
 def mlp_parameters() -> dict[str, object]:
     """Inputs and weights of the MLP for the current environment (deterministic)."""
     dtype = _dtype()
-    batch = _env_int("KERNELS_CL_BATCH", 64)
-    hidden = _env_int("KERNELS_CL_HIDDEN", 128)
-    layers = _env_int("KERNELS_CL_LAYERS", 2)
-    classes = _env_int("KERNELS_CL_CLASSES", 10)
-    rng = np.random.default_rng(_seed())
+    batch = settings.BATCH.get() or 64
+    hidden = settings.HIDDEN.get() or 128
+    layers = settings.LAYERS.get() or 2
+    classes = settings.CLASSES.get() or 10
+    rng = np.random.default_rng(settings.SEED.get())
     x = rng.standard_normal((batch, hidden)).astype(dtype)
     weights = [_linear(rng, hidden, hidden, dtype) for _ in range(layers)]
     weights.append(_linear(rng, hidden, classes, dtype))
@@ -131,10 +97,10 @@ def mlp_reference() -> np.ndarray:
 
 def attention_parameters() -> dict[str, object]:
     dtype = _dtype()
-    batch = _env_int("KERNELS_CL_BATCH", 2)
-    seq = _env_int("KERNELS_CL_SEQ", 48)
-    hidden = _env_int("KERNELS_CL_HIDDEN", 64)
-    rng = np.random.default_rng(_seed())
+    batch = settings.BATCH.get() or 2
+    seq = settings.SEQ.get() or 48
+    hidden = settings.HIDDEN.get() or 64
+    rng = np.random.default_rng(settings.SEED.get())
     params = {
         "x": rng.standard_normal((batch * seq, hidden)).astype(dtype),
         "batch": batch,

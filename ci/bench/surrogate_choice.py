@@ -12,7 +12,7 @@ parameters; an invalid or already measured one is told as failed and asked again
 50 times, then a random valid config), as a restricted space forces. Optuna is needed
 here only (`pip install optuna`); the library does not use it. Prints, per objective and
 strategy, the median over seeds of the measurements needed (budget+1 when never), and
-the fraction of seeds that got there. The choice it informed is in ARCHITECTURE.md.
+the fraction of seeds that got there. The choice it informed is docs/decisions/model-guided-search.md.
 """
 
 from __future__ import annotations

@@ -23,20 +23,20 @@ of batching on real libraries' code use it; so may a runtime whose builds cost m
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable
 
+from clmodes import settings
 from clmodes.batch.unit import Unit
 from clmodes.includes import included_files
 
 PREPARE_S_PER_BYTE = 15e-6
-ALL_ENV = "CLMODES_BATCH_ALL"
+ALL_ENV = settings.BATCH_ALL.name
 
 
 def every_unit_batches() -> bool:
     """`$CLMODES_BATCH_ALL` set to 1: no unit is kept from a batch for its cost."""
-    return os.environ.get(ALL_ENV, "").strip() == "1"
+    return settings.BATCH_ALL.get()
 
 
 def unit_bytes(unit: Unit) -> int:

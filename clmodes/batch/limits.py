@@ -2,14 +2,15 @@
 build stops paying), and the fixed cost of one build (what batching a unit saves at most).
 
 Measured with `ci/bench/bench_batch_size.py` (build time against units in one program,
-against one build per unit); ARCHITECTURE.md has the table. `$CLMODES_MAX_BATCH` overrides
+against one build per unit); docs/decisions/batch-size.md has the table. `$CLMODES_MAX_BATCH` overrides
 the units per build (a positive integer).
 """
 
 from __future__ import annotations
 
-import os
 import dataclasses
+
+from clmodes import settings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,9 +40,9 @@ def build_costs(platform_name: str) -> BuildCosts:
 
 def max_units(platform_name: str) -> int:
     """Most units per `Program.build` on a platform (`$CLMODES_MAX_BATCH` overrides)."""
-    override = os.environ.get("CLMODES_MAX_BATCH", "").strip()
-    if override.isdigit() and int(override) > 0:
-        return int(override)
+    override = settings.MAX_BATCH.get()
+    if override is not None:
+        return override
     return build_costs(platform_name).max_units
 
 

@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import re
 from collections.abc import Iterable, Mapping
 
 import pyopencl as cl
 
+from clmodes import settings
 from clmodes.kernel import split_options
 
 FLOAT_CONSTANTS = frozenset(
@@ -270,6 +270,6 @@ def pyopencl_defines(platform_name: str) -> Mapping[str, str]:
     PYOPENCL_USING_OCLGRIND` on Oclgrind) and through `$PYOPENCL_BUILD_OPTIONS`: the
     compiler sees them, so the preprocessor must too."""
     extra = list(getattr(cl, "_PLAT_BUILD_OPTIONS", {}).get(platform_name, []))
-    extra += os.environ.get("PYOPENCL_BUILD_OPTIONS", "").split()
+    extra += settings.PYOPENCL_BUILD_OPTIONS.get()
     defines, _ = split_options(extra)
     return {name: "1" if value is None else value for name, value in defines.items()}

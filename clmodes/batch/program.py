@@ -96,7 +96,7 @@ def _preprocessed(unit: Unit, alone: bool) -> bool:
     whatever preprocessing says, so it is preprocessed only when it has typedefs (a
     launch converting a Python scalar for `real_t` needs the active branch's, through
     macros and headers: `typedef REAL real_t`, `#include "types.h"`): on a big unit
-    without any (clpeak's kernels) preprocessing is a real part of its build (ARCHITECTURE)."""
+    without any (clpeak's kernels) preprocessing is a real part of its build (docs/decisions/batch-scouts.md)."""
     return not alone or "#include" in unit.source or bool(_typedefs(unit))
 
 

@@ -3,33 +3,29 @@
 A bundle is refused by its size before a byte of it is read, so that what a refusal costs
 is bounded by the limit, never by what someone hands over. The value is a number of
 bytes, or one with a binary unit (`512M`, `8G`, `8GiB`; the grammar is
-`clmodes.store.sizes`); the default is far above what a real application's binaries take.
+`clmodes.sizes`); the default is far above what a real application's binaries take.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from clmodes import settings
 from clmodes.bundle.errors import BundleError
-from clmodes.store.sizes import SizeError, parse_size, shown
+from clmodes.sizes import shown
 
-SIZE_ENV = "CLMODES_BUNDLE_MAX_SIZE"
-DEFAULT_MAX_SIZE = 4 << 30
+SIZE_ENV = settings.BUNDLE_MAX_SIZE.name
+DEFAULT_MAX_SIZE = settings.BUNDLE_MAX_SIZE.default
 
 
 def max_size(path: Path | None = None) -> int:
     """The limit; a value that is not a size is refused (naming `path`, the bundle that
     was to be read, if given)."""
-    text = os.environ.get(SIZE_ENV, "")
-    if not text:
-        return DEFAULT_MAX_SIZE
     try:
-        return parse_size(text)
-    except SizeError:
+        return settings.BUNDLE_MAX_SIZE.get()
+    except settings.SettingError as error:
         where = f"{path}: " if path is not None else ""
-        raise BundleError(f"{where}${SIZE_ENV}={text[:40]!r}: not a size "
-                          "(bytes, or with K, M, G, T)") from None
+        raise BundleError(f"{where}{error}") from None
 
 
 def check_size(path: Path, size: int) -> None:

@@ -27,13 +27,14 @@ from typing import Any
 
 import platformdirs
 
+from clmodes import settings
 from clmodes.bundle.errors import BundleError
 from clmodes.bundle.signing import PublicKey, Signature, load_public_key
 
 log = logging.getLogger("clmodes")
 
-KEYS_ENV = "CLMODES_TRUSTED_KEYS"
-CONFIG_ENV = "CLMODES_CONFIG_DIR"
+KEYS_ENV = settings.TRUSTED_KEYS.name
+CONFIG_ENV = settings.CONFIG_DIR.name
 KEYS_FOLDER = "trusted-keys"
 
 TrustedKey = str | os.PathLike[str] | PublicKey
@@ -41,8 +42,7 @@ TrustedKey = str | os.PathLike[str] | PublicKey
 
 def config_dir() -> Path:
     """`$CLMODES_CONFIG_DIR`, else the user config dir (platformdirs) for clmodes."""
-    configured = os.environ.get(CONFIG_ENV)
-    return Path(configured) if configured else Path(platformdirs.user_config_dir("clmodes"))
+    return settings.CONFIG_DIR.get() or Path(platformdirs.user_config_dir("clmodes"))
 
 
 def trusted_keys_dir() -> Path:
@@ -54,7 +54,7 @@ def trusted_keys(extra: Iterable[TrustedKey] = ()) -> dict[str, PublicKey]:
     found: list[PublicKey] = []
     for key in extra:
         found.append(key if isinstance(key, PublicKey) else load_public_key(key))
-    for name in filter(None, os.environ.get(KEYS_ENV, "").split(os.pathsep)):
+    for name in settings.TRUSTED_KEYS.get():
         found.append(load_public_key(name))
     folder = trusted_keys_dir()
     if folder.is_dir():

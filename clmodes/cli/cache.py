@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 
-from clmodes import remote
-from clmodes.cache_size import MAX_SIZE_ENV
+from clmodes import remote, settings
 from clmodes.runtime import default_store
 from clmodes.cli.remote import configure_remote
 from clmodes.cli.devices import select_device
 from clmodes.cli.errors import UsageError, refuse_read_only
 from clmodes.cli.render import cache_clear_text, cache_info_text, cache_prune_text, emit
-from clmodes.store.sizes import SizeError, parse_size
+from clmodes.sizes import SizeError, parse_size
 
 
 def run_cache_info(args: argparse.Namespace) -> int:
@@ -22,13 +20,11 @@ def run_cache_info(args: argparse.Namespace) -> int:
     configure_remote(args)
     store = default_store()
     info = {**store.info(), "remote": remote.status(store)}
-    text = os.environ.get(MAX_SIZE_ENV, "").strip()
     info["max_size"] = None
-    if text:
-        try:
-            info["max_size"] = parse_size(text)
-        except SizeError as error:
-            info["max_size_error"] = f"${MAX_SIZE_ENV}: {error}"
+    try:
+        info["max_size"] = settings.CACHE_MAX_SIZE.get()
+    except settings.SettingError as error:
+        info["max_size_error"] = str(error)
     emit(args.json, info, cache_info_text)
     return 0
 

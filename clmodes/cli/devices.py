@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
 
+from clmodes import settings
 from clmodes.runtime import client, default_runtime
 from clmodes.device import Device
 from clmodes.discovery import INSTALL_HINT, devices
@@ -23,7 +23,7 @@ def select_device(args: argparse.Namespace) -> Device | None:
     if getattr(args, "device", None) is None:
         return None
     device = client(args.device).device
-    os.environ["CLMODES_DEVICE"] = str(device.index)
+    settings.DEVICE.export(str(device.index))
     return device
 
 

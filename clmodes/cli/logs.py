@@ -12,13 +12,13 @@ configuration.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 
+from clmodes import settings
 from clmodes.cli.errors import UsageError
 
-LEVELS = ("debug", "info", "warning", "error", "critical")  # loudest first
-DEFAULT = "warning"
+LEVELS = settings.LOG_LEVELS  # loudest first
+DEFAULT = settings.LOG.default
 FORMAT = "%(name)s %(levelname)s: %(message)s"
 
 
@@ -37,10 +37,10 @@ class StandardError(logging.StreamHandler):  # type: ignore[type-arg]
 
 def level_name(verbose: int, quiet: int, environment: str | None = None) -> str:
     """The level `$CLMODES_LOG` and the flags ask for, or a one-line `UsageError`."""
-    base = (environment if environment is not None else os.environ.get("CLMODES_LOG", ""))
-    base = base.strip().lower() or DEFAULT
-    if base not in LEVELS:
-        raise UsageError(f"$CLMODES_LOG must be one of {', '.join(LEVELS)}; got {base!r}")
+    try:
+        base = settings.LOG.get() if environment is None else settings.LOG.read(environment)
+    except settings.SettingError as error:
+        raise UsageError(str(error)) from None
     index = LEVELS.index(base) - verbose + quiet
     return LEVELS[min(max(index, 0), len(LEVELS) - 1)]
 

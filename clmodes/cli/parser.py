@@ -16,7 +16,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from clmodes import __version__
+from clmodes import __version__, settings
 from clmodes.cli import bundle, cache, fleet, tune
 from clmodes.cli.demo import run_demo
 from clmodes.cli.check import run_check
@@ -30,57 +30,9 @@ Verb = Callable[[argparse.Namespace], int]
 SubParsers = Any
 
 
-ENVIRONMENT = (
-    ("CLMODES_DEVICE", "the device: an index or a substring of 'platform / device' "
-                       "(default: the first)"),
-    ("CLMODES_CACHE_DIR", "the store's folder (default: the user cache dir)"),
-    ("CLMODES_CACHE_MAX_SIZE", "after each warm, evict least recently used entries until the "
-     "store is under this size (500MB, 2GiB)"),
-    ("CLMODES_LOG", "the clmodes logger's level: debug, info, warning (default), error"),
-    ("CLMODES_BUNDLE_MAX_SIZE", "the largest bundle read, in bytes or with K/M/G (default 4G): "
-     "larger ones are refused before a byte is read"),
-    ("CLMODES_STRICT", "1: a process in EXECUTE raises at its first kernel built from source "
-     "or key tuned, naming why the store missed"),
-    ("CLMODES_VERIFY", "first-use: a process in EXECUTE times a tune answer not measured "
-     "here (graded or imported) once, as warm does (default: off)"),
-    ("CLMODES_REGISTER_RUNTIMES", "0: do not register Intel's CPU runtime from PyPI with the "
-     "ICD loader (default 1, when OCL_ICD_VENDORS is unset)"),
-    ("CLMODES_MAX_BATCH", "most kernels in one batch build (default: measured per runtime)"),
-    ("CLMODES_BATCH_ALL", "1: batch every unit that can batch, however much preparing it "
-     "costs (default: a unit whose preparation costs more than a build builds alone)"),
-    ("CLMODES_OCLOC", "the ocloc warm --target runs (default: the one on PATH; Debian "
-                      "intel-opencl-icd)"),
-    ("CLMODES_CONFIG_DIR", "the config folder, holding trusted-keys/ (default: the user config dir)"),
-    ("CLMODES_TRUSTED_KEYS", "public key files trusted at bundle import and for "
-                             "$CLMODES_REMOTE's entries, os.pathsep-separated"),
-    ("CLMODES_REMOTE", "a team's shared cache behind the store: redis://HOST:PORT/DB or "
-                       "rediss://... (pip install 'clmodes[remote]'; docs/remote.md)"),
-    ("CLMODES_REMOTE_TIMEOUT_S", "the longest one remote operation may take, seconds "
-                                 "(default 2; docs/remote.md)"),
-    ("CLMODES_REMOTE_BUDGET_S", "the remote time a process may spend before the remote is "
-                                "marked down for it, seconds (default 2.5)"),
-    ("CLMODES_REMOTE_MAX_ENTRY", "the largest remote entry read (default 256MiB; larger ones "
-                                 "are refused on their length, unread)"),
-    ("CLMODES_SIGNING_KEY", "the private key warm and fleet warm publish to $CLMODES_REMOTE "
-                            "with (like --sign KEY)"),
-    ("CLMODES_FLEET_PARENT", "set by clmodes fleet on its node processes (internal)"),
-    ("CLMODES_FLEET_SPREAD", "set by clmodes fleet warm --spread: a node's role (internal)"),
-    ("PYOPENCL_BUILD_OPTIONS", "pyopencl's extra build options (batching reads them too)"),
-    ("KERNELS_CL_BATCH", "kernels_cl workloads: MLP rows, attention sequences (64, 2)"),
-    ("KERNELS_CL_HIDDEN", "kernels_cl workloads: hidden width (mlp 128, attention 64)"),
-    ("KERNELS_CL_LAYERS", "kernels_cl MLP: hidden layers (2)"),
-    ("KERNELS_CL_CLASSES", "kernels_cl MLP: outputs (10)"),
-    ("KERNELS_CL_SEQ", "kernels_cl attention: sequence length (48)"),
-    ("KERNELS_CL_DTYPE", "kernels_cl workloads: float32 (default), float64, float16"),
-    ("KERNELS_CL_MATMUL", "kernels_cl matmul: space (default: the GEMM space) or candidates (15 hand-written)"),
-    ("KERNELS_CL_SEED", "kernels_cl workloads: seed of parameters and inputs (0)"),
-)
-
-
 def environment_help() -> str:
-    width = max(len(name) for name, _ in ENVIRONMENT)
-    return "environment variables:\n" + "\n".join(
-        f"  {name:{width}}  {text}" for name, text in ENVIRONMENT)
+    """The environment section of `clmodes --help`, made from `clmodes.settings.KNOBS`."""
+    return settings.help_text()
 
 
 def add_common(parser: argparse.ArgumentParser, top: bool = False) -> None:

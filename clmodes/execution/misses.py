@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import os
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
+from clmodes import settings
 from clmodes.errors import ClmodesError
 from clmodes.execution.modes import ProcessMode
 from clmodes.execution.overrides import process_mode
 from clmodes.execution.registry import LiveRegistry
 
-STRICT_VARIABLE = "CLMODES_STRICT"
+STRICT_VARIABLE = settings.STRICT.name
 
 
 class MissKind(enum.Enum):
@@ -60,7 +60,7 @@ _lock = threading.Lock()  # one report appended to every listener at a time
 
 
 def strict() -> bool:
-    return os.environ.get(STRICT_VARIABLE) == "1" and process_mode() is ProcessMode.EXECUTE
+    return settings.STRICT.get() and process_mode() is ProcessMode.EXECUTE
 
 
 def listening() -> bool:

@@ -21,14 +21,14 @@ import sys
 import traceback
 from typing import Any
 
-from clmodes.fleet.tasks import ROLE_VARIABLE
+from clmodes import settings
 
 PR_SET_PDEATHSIG = 1
 
 
 def _die_with_parent() -> None:
     """Linux only; elsewhere an orphaned job simply finishes and its result is dropped."""
-    parent = os.environ.get("CLMODES_FLEET_PARENT")
+    parent = settings.FLEET_PARENT.get()
     if not sys.platform.startswith("linux") or not parent:
         return
     try:
@@ -62,7 +62,7 @@ def run(workload_name: str, bundle_path: str) -> dict[str, Any]:
 
     workload = load_workload(workload_name)
     device = client().device
-    role = os.environ.get(ROLE_VARIABLE)
+    role = settings.FLEET_SPREAD.get()
     spread: dict[str, Any] | None = None
     if role:
         from clmodes.fleet.ledger import joined

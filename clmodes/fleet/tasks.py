@@ -20,8 +20,10 @@ import tempfile
 import time
 from typing import Any
 
+from clmodes import settings
+
 BUNDLE_NAME = "target.clmodes"
-ROLE_VARIABLE = "CLMODES_FLEET_SPREAD"  # a spread job's role in its group (JSON)
+ROLE_VARIABLE = settings.FLEET_SPREAD.name  # a spread job's role in its group (JSON)
 
 
 def _last_line(text: str) -> str:
@@ -52,11 +54,12 @@ def warm_target(workload: str, device_index: int,
     started = time.perf_counter()
     directory = tempfile.mkdtemp(prefix="clmodes-fleet-")
     try:
-        env = {**os.environ, "CLMODES_CACHE_DIR": os.path.join(directory, "store"),
-               "CLMODES_DEVICE": str(device_index),
-               "CLMODES_FLEET_PARENT": str(os.getpid())}
+        env = dict(os.environ)
+        settings.CACHE_DIR.export(os.path.join(directory, "store"), env)
+        settings.DEVICE.export(str(device_index), env)
+        settings.FLEET_PARENT.export(str(os.getpid()), env)
         # Its fresh store is exported whole: a cap there would leave entries out.
-        env.pop("CLMODES_CACHE_MAX_SIZE", None)
+        env.pop(settings.CACHE_MAX_SIZE.name, None)
         if role is not None:
             import ray
 

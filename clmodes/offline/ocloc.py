@@ -13,16 +13,17 @@ driver release it ships with, which is what a device's driver version is matched
 
 from __future__ import annotations
 
-import os
+
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
+from clmodes import settings
 from clmodes.errors import ClmodesError
 from clmodes.offline.families import Family
 
-OCLOC_ENV = "CLMODES_OCLOC"  # another ocloc than the one on PATH
+OCLOC_ENV = settings.OCLOC.name  # another ocloc than the one on PATH
 PACKAGES = ("intel-opencl-icd (it brings libigc1 libigdfcl1 libigdgmm12 libopencl-clang14 "
             "libllvmspirvlib14)")
 MISSING = (f"ocloc, Intel's offline GPU compiler, is not installed: on Debian "
@@ -44,7 +45,7 @@ class OfflineBuildError(ClmodesError):
 
 def find() -> str:
     """The `ocloc` to run: `$CLMODES_OCLOC`, else the one on PATH."""
-    chosen = os.environ.get(OCLOC_ENV, "").strip()
+    chosen = settings.OCLOC.get() or ""
     found = shutil.which(chosen or "ocloc")
     if found is None:
         where = f" (${OCLOC_ENV}={chosen} is not an executable)" if chosen else ""

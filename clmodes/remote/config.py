@@ -22,20 +22,16 @@ From the environment: `$CLMODES_REMOTE_TIMEOUT_S`, `$CLMODES_REMOTE_BUDGET_S`,
 from __future__ import annotations
 
 import dataclasses
-import os
 import urllib.parse
 
+from clmodes import settings
 from clmodes.errors import ClmodesError
 
-URL_ENV = "CLMODES_REMOTE"
-SIGNING_KEY_ENV = "CLMODES_SIGNING_KEY"
-TIMEOUT_ENV = "CLMODES_REMOTE_TIMEOUT_S"
-BUDGET_ENV = "CLMODES_REMOTE_BUDGET_S"
-MAX_ENTRY_ENV = "CLMODES_REMOTE_MAX_ENTRY"
+URL_ENV = settings.REMOTE.name
 CONNECT_TIMEOUT_S = 1.0
-SOCKET_TIMEOUT_S = 2.0
-BUDGET_S = 2.5
-MAX_ENTRY = 256 << 20  # a program binary: the largest PoCL ones are tens of MiB
+SOCKET_TIMEOUT_S = settings.REMOTE_TIMEOUT_S.default
+BUDGET_S = settings.REMOTE_BUDGET_S.default
+MAX_ENTRY = settings.REMOTE_MAX_ENTRY.default  # a program binary: the largest PoCL ones are tens of MiB
 SCHEMES = ("redis", "rediss")
 
 
@@ -66,24 +62,12 @@ class Bounds:
     def from_environment(cls) -> Bounds:
         """The defaults, overridden by `$CLMODES_REMOTE_TIMEOUT_S`, `$CLMODES_REMOTE_BUDGET_S`
         and `$CLMODES_REMOTE_MAX_ENTRY`; `RemoteError` naming a variable that does not parse."""
-        default = cls()
-        return cls(operation_s=_number(TIMEOUT_ENV, default.operation_s),
-                   budget_s=_number(BUDGET_ENV, default.budget_s),
-                   max_entry=int(_number(MAX_ENTRY_ENV, default.max_entry, whole=True)))
-
-
-def _number(variable: str, default: float, whole: bool = False) -> float:
-    text = os.environ.get(variable, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(text) if whole else float(text)
-    except ValueError:
-        raise RemoteError(f"${variable}={text[:40]!r}: not {'a whole number' if whole else 'a number'}") \
-            from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise RemoteError(f"${variable}={text[:40]!r}: must be above 0")
-    return value
+        try:
+            return cls(operation_s=settings.REMOTE_TIMEOUT_S.get(),
+                       budget_s=settings.REMOTE_BUDGET_S.get(),
+                       max_entry=settings.REMOTE_MAX_ENTRY.get())
+        except settings.SettingError as error:
+            raise RemoteError(str(error)) from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,10 +104,10 @@ def parse(url: str) -> RemoteURL:
 
 def from_environment() -> RemoteURL | None:
     """`$CLMODES_REMOTE` parsed, or None when unset or empty."""
-    text = os.environ.get(URL_ENV, "").strip()
+    text = settings.REMOTE.get()
     return parse(text) if text else None
 
 
 def signing_key_from_environment() -> str | None:
     """`$CLMODES_SIGNING_KEY`: the private key warm publishes with, or None."""
-    return os.environ.get(SIGNING_KEY_ENV, "").strip() or None
+    return settings.SIGNING_KEY.get()

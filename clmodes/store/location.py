@@ -4,13 +4,13 @@ itself and opens it on first use, so importing clmodes touches no file)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import platformdirs
 
+from clmodes import settings
+
 
 def default_location() -> Path:
     """`$CLMODES_CACHE_DIR`, else the user cache dir (`platformdirs`)."""
-    configured = os.environ.get("CLMODES_CACHE_DIR")
-    return Path(configured) if configured else Path(platformdirs.user_cache_dir("clmodes"))
+    return settings.CACHE_DIR.get() or Path(platformdirs.user_cache_dir("clmodes"))

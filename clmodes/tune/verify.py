@@ -19,12 +19,12 @@ import dataclasses
 import functools
 import logging
 import math
-import os
 import platform
 import time
 from collections.abc import Callable
 from typing import Any
 
+from clmodes import settings
 from clmodes.execution import ProcessMode
 from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
 from clmodes.stream import Stream
@@ -36,8 +36,7 @@ log = logging.getLogger("clmodes")
 Record = dict[str, Any]
 Lookup = Callable[[str], Callable[..., object] | None]
 
-ENV = "CLMODES_VERIFY"
-CHOICES = ("", "off", "first-use")
+ENV = settings.VERIFY.name
 TOLERANCE = 1.10  # re-tune when the runner-up's median is under the winner's / 1.10
 POLICY = RacePolicy(warmup=1, first_samples=5, total_samples=5, drop_ratio=math.inf,
                     screen_ratio=None, finalists=2)
@@ -57,9 +56,7 @@ def pending(record: Record, host: str = HOST) -> bool:
 def due(mode: ProcessMode) -> bool:
     """Does a pass in `mode` time a pending answer? COMPILE_AND_AUTOTUNE always; EXECUTE
     only under CLMODES_VERIFY=first-use; COMPILE_ONLY never (its launches only queue)."""
-    choice = os.environ.get(ENV, "").strip().lower()
-    if choice not in CHOICES:
-        raise ValueError(f"${ENV} must be 'first-use' or 'off', not {choice!r}")
+    choice = settings.VERIFY.get()
     return mode is ProcessMode.COMPILE_AND_AUTOTUNE or (
         mode is ProcessMode.EXECUTE and choice == "first-use")
 

@@ -50,14 +50,21 @@ def test_defaults_without_the_flags():
 
 
 def test_help_lists_every_environment_variable_the_code_reads():
-    read = set()
-    for package in ("clmodes", "kernels_cl"):
+    """clmodes' variables in `clmodes --help`, the example package's in its own help
+    (`python -m kernels_cl`), each only there."""
+    from kernels_cl.__main__ import parser as kernels_cl_parser
+
+    helps = {"clmodes": build_parser().format_help(), "kernels_cl": kernels_cl_parser().format_help()}
+    every = set()
+    for package, text in helps.items():
+        read = set()
         for source in (ROOT / package).rglob("*.py"):
             read |= set(ENV_READ.findall(source.read_text(encoding="utf-8")))
-    assert {"CLMODES_DEVICE", "CLMODES_CACHE_DIR", "CLMODES_LOG", "KERNELS_CL_BATCH"} <= read
-    text = build_parser().format_help()
-    listed = dict(re.findall(r"^  ([A-Z][A-Z0-9_]+)\s+(\S.*)$", text, re.MULTILINE))
-    assert read <= set(listed), f"not in `clmodes --help`: {sorted(read - set(listed))}"
+        listed = dict(re.findall(r"^  ([A-Z][A-Z0-9_]+)\s+(\S.*)$", text, re.MULTILINE))
+        assert read <= set(listed), f"not in {package}'s help: {sorted(read - set(listed))}"
+        every |= read
+    assert {"CLMODES_DEVICE", "CLMODES_CACHE_DIR", "CLMODES_LOG", "KERNELS_CL_BATCH"} <= every
+    assert "KERNELS_CL_" not in helps["clmodes"]
 
 
 @pytest.mark.parametrize("environment, verbose, quiet, expected", [
@@ -77,10 +84,10 @@ def test_a_bad_log_level_names_the_variable():
 def test_help_states_the_matmul_default_the_workloads_use(monkeypatch):
     import importlib
 
-    from clmodes.cli.parser import environment_help
+    from kernels_cl.__main__ import parser as kernels_cl_parser
 
     matmul = importlib.import_module("kernels_cl.matmul")
     monkeypatch.delenv("KERNELS_CL_MATMUL", raising=False)
     default = "space" if matmul.tunable("float32") is matmul.SPACE_TUNABLES["float32"] else "candidates"
-    (line,) = [x for x in environment_help().splitlines() if "KERNELS_CL_MATMUL" in x]
+    (line,) = [x for x in kernels_cl_parser().format_help().splitlines() if "KERNELS_CL_MATMUL" in x]
     assert f"{default} (default" in line, line

@@ -21,8 +21,8 @@ synthetic objectives, 100 seeds): at 32-128 configs `LocalSearch` finds configs 
 the best than `RandomSample` and `Genetic` (tied with a 16-config genetic generation only
 at 128 noisy configs); it is the default (`DEFAULT_STRATEGY`). `ModelGuided` (a surrogate
 model; the `search` extra) stays an option: on a recorded GEMM subspace it needed more
-measurements than `LocalSearch` to reach 1.05 of the best (ARCHITECTURE.md, Model-guided
-search).
+measurements than `LocalSearch` to reach 1.05 of the best
+(docs/decisions/model-guided-search.md).
 """
 
 from clmodes.tune.strategies.base import DEFAULT_GENERATION, Results, Search, SearchBase, Strategy

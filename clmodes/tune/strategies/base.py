@@ -12,7 +12,7 @@ from typing import Protocol
 from clmodes.tune.space import Config, TuningSpace
 
 Results = Mapping[str, "float | None"]
-DEFAULT_GENERATION = 16  # see ARCHITECTURE.md: build time against units per build
+DEFAULT_GENERATION = 16  # docs/decisions/generation-size.md: build time against units per build
 
 
 class Search(Protocol):

@@ -11,7 +11,7 @@ spills or fails), and gives an uncertainty (the spread over its trees) for free.
 Why scikit-learn's `ExtraTreesRegressor` (the `search` extra), not a Gaussian process or
 optuna's TPE: trees are invariant to how a parameter's values are spaced and fit in
 milliseconds at these sizes; TPE models each parameter apart, while GEMM times depend on
-ratios and products of parameters (ARCHITECTURE.md, Search strategies, says what was
+ratios and products of parameters (docs/decisions/model-guided-search.md says what was
 measured). The trap it avoids is encoding: a value's index alone hides the ratios, so
 every pair of positive numeric parameters also contributes the sum and the difference
 of their log2 values (log2 of the product and of the quotient).
