@@ -13,19 +13,36 @@ parser's, defaults included, and `--json` given first would be reset to False.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from clmodes import __version__, settings
-from clmodes.cli import bundle, cache, fleet, tune
-from clmodes.cli.demo import run_demo
-from clmodes.cli.check import run_check
-from clmodes.cli.run import run_program
-from clmodes.cli.devices import run_devices
-from clmodes.cli.probe import run_probe
-from clmodes.cli.warm import run_warm
 
 Verb = Callable[[argparse.Namespace], int]
+
+
+@dataclasses.dataclass(frozen=True)
+class LazyVerb:
+    """`clmodes.cli.<module>.<function>`, imported when the verb runs. Why: importing every
+    verb's module to parse one command line loaded bundles (signing, validation), the
+    remote and the fleet for `clmodes run`, ~50 ms of a warmed `clmodes run`'s start,
+    which is what a user of an existing pyopencl program compares with plain pyopencl.
+    (tests/unit/test_cli_parser.py resolves every verb, so a misspelled name fails there.)"""
+
+    module: str
+    function: str
+
+    def resolve(self) -> Verb:
+        found: Verb = getattr(importlib.import_module(f"clmodes.cli.{self.module}"), self.function)
+        return found
+
+    def __call__(self, args: argparse.Namespace) -> int:
+        return self.resolve()(args)
+
+
+verb = LazyVerb
 # argparse's `_SubParsersAction` is private; only its `add_parser` is used here.
 SubParsers = Any
 
@@ -66,8 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=__version__)
     add_common(parser, top=True)
     verbs = parser.add_subparsers(dest="verb", required=True)
-    add_verb(verbs, "devices", run_devices, "list OpenCL devices and their fingerprints")
-    warm = add_verb(verbs, "warm", run_warm, "compile, tune and persist a workload's kernels",
+    add_verb(verbs, "devices", verb("devices", "run_devices"), "list OpenCL devices and their fingerprints")
+    warm = add_verb(verbs, "warm", verb("warm", "run_warm"), "compile, tune and persist a workload's kernels",
                     device=True)
     warm.add_argument("workload", help="MODULE:FUNCTION, a zero-argument callable")
     warm.add_argument("--allow-memory", action="store_true",
@@ -83,11 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
                            "Intel GPU families (tgllp, adl-p, dg1, acm-g10, pvc, ...): "
                            "binaries for GPUs this machine lacks; repeatable")
     _add_remote_trust(warm)
-    checked = add_verb(verbs, "check", run_check,
+    checked = add_verb(verbs, "check", verb("check", "run_check"),
                        "run a workload in EXECUTE; exit 1 if anything compiled or tuned", device=True)
     checked.add_argument("workload", help="MODULE:FUNCTION, a zero-argument callable")
     _add_remote_trust(checked)
-    ran = add_verb(verbs, "run", run_program,
+    ran = add_verb(verbs, "run", verb("run", "run_program"),
                    "run a pyopencl program unchanged, its programs from the store or built "
                    "and persisted")
     ran.add_argument("-m", dest="module", action="store_true",
@@ -102,9 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bundle(verbs)
     _add_tune(verbs)
     _add_fleet(verbs)
-    add_verb(verbs, "demo", run_demo, "a COMPILE_ONLY pass, one batch build, statistics",
+    add_verb(verbs, "demo", verb("demo", "run_demo"), "a COMPILE_ONLY pass, one batch build, statistics",
              device=True)
-    probe = add_verb(verbs, "probe", run_probe,
+    probe = add_verb(verbs, "probe", verb("probe", "run_probe"),
                      "the device's peak bandwidth and compute (measured once, cached)",
                      device=True)
     probe.add_argument("--refresh", action="store_true",
@@ -115,11 +132,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_cache(verbs: SubParsers) -> None:
     actions = verbs.add_parser("cache", help="the store").add_subparsers(
         dest="action", required=True)
-    add_verb(actions, "info", cache.run_cache_info,
+    add_verb(actions, "info", verb("cache", "run_cache_info"),
              "location, entries per device and kind, bytes")
-    add_verb(actions, "clear", cache.run_cache_clear,
+    add_verb(actions, "clear", verb("cache", "run_cache_clear"),
              "delete entries (of one device model with --device)", device=True)
-    pruned = add_verb(actions, "prune", cache.run_cache_prune,
+    pruned = add_verb(actions, "prune", verb("cache", "run_cache_prune"),
                       "evict least recently used entries until the store is under SIZE")
     pruned.add_argument("--max-size", required=True, metavar="SIZE",
                         help="the cap on the entries' bytes: 500MB, 2GiB, 800k, or bytes "
@@ -129,14 +146,14 @@ def _add_cache(verbs: SubParsers) -> None:
 def _add_bundle(verbs: SubParsers) -> None:
     actions = verbs.add_parser("bundle", help="cache bundles to ship").add_subparsers(
         dest="action", required=True)
-    export = add_verb(actions, "export", bundle.run_export,
+    export = add_verb(actions, "export", verb("bundle", "run_export"),
                       "write the store (or one device's entries) to FILE", device=True)
     export.add_argument("file", metavar="FILE", help="the bundle file to write")
     export.add_argument("--since", metavar="WHEN", default=None,
                         help="only entries used or created since WHEN: a duration (7d, 12h) "
                              "or an ISO date or time (local unless it has an offset)")
     _add_sign(export)
-    imported = add_verb(actions, "import", bundle.run_import, "fill the local store from FILE")
+    imported = add_verb(actions, "import", verb("bundle", "run_import"), "fill the local store from FILE")
     imported.add_argument("file", metavar="FILE", help="a bundle file (clmodes bundle export)")
     _add_trust(imported)
     imported.add_argument("--allow-unsigned", action="store_true",
@@ -144,20 +161,20 @@ def _add_bundle(verbs: SubParsers) -> None:
     imported.add_argument("--allow-memory", action="store_true",
                           help="import even if the store fell back to memory or is read-only "
                                "(nothing is kept)")
-    inspected = add_verb(actions, "inspect", bundle.run_inspect,
+    inspected = add_verb(actions, "inspect", verb("bundle", "run_inspect"),
                          "what FILE holds, who signed it, how it matches here")
     inspected.add_argument("file", metavar="FILE", help="a bundle file to read (nothing is written)")
     _add_trust(inspected)
-    merged = add_verb(actions, "merge", bundle.run_merge, "combine bundles into OUT")
+    merged = add_verb(actions, "merge", verb("bundle", "run_merge"), "combine bundles into OUT")
     merged.add_argument("-o", "--output", dest="out", required=True, metavar="OUT",
                         help="the merged bundle to write (never one of the inputs)")
     merged.add_argument("inputs", nargs="+", metavar="IN", help="bundles to merge")
     merged.add_argument("--force", action="store_true", help="replace OUT if it exists")
     _add_sign(merged)
-    keygen = add_verb(actions, "keygen", bundle.run_keygen,
+    keygen = add_verb(actions, "keygen", verb("bundle", "run_keygen"),
                       "write a signing key KEY (private, 0600) and KEY.pub")
     keygen.add_argument("key", metavar="KEY", help="the private key file to create")
-    signed = add_verb(actions, "sign", bundle.run_sign, "sign FILE in place with --key KEY")
+    signed = add_verb(actions, "sign", verb("bundle", "run_sign"), "sign FILE in place with --key KEY")
     signed.add_argument("file", metavar="FILE", help="the bundle to sign in place")
     signed.add_argument("--key", required=True, metavar="KEY", help="the private key")
 
@@ -184,19 +201,19 @@ def _add_trust(sub: argparse.ArgumentParser) -> None:
 def _add_tune(verbs: SubParsers) -> None:
     actions = verbs.add_parser("tune", help="what was tuned: winners and candidates' timings"
                                ).add_subparsers(dest="action", required=True)
-    listed = add_verb(actions, "list", tune.run_list,
+    listed = add_verb(actions, "list", verb("tune", "run_list"),
                       "one row per tuned key: winner, runner-up, configs, origin", device=True)
     listed.add_argument("--tunable", metavar="NAME", help="only this tunable's keys")
-    show = add_verb(actions, "show", tune.run_show,
+    show = add_verb(actions, "show", verb("tune", "run_show"),
                     "every candidate of a key: medians, spread, samples, dropped ones",
                     device=True)
     _add_selection(show)
-    plot = add_verb(actions, "plot", tune.run_plot,
+    plot = add_verb(actions, "plot", verb("tune", "run_plot"),
                     "draw a key's candidates (PNG or SVG; needs the 'plot' extra)", device=True)
     _add_selection(plot)
     plot.add_argument("-o", "--output", dest="out", required=True, metavar="FILE",
                       help="the image to write: FILE.png or FILE.svg")
-    forget = add_verb(actions, "forget", tune.run_forget,
+    forget = add_verb(actions, "forget", verb("tune", "run_forget"),
                       "drop tune entries so that they are tuned again", device=True)
     _add_selection(forget)
 
@@ -212,11 +229,11 @@ def _add_fleet(verbs: SubParsers) -> None:
     actions = verbs.add_parser(
         "fleet", help="warm on every device of a Ray cluster (pip install 'clmodes[fleet]')",
     ).add_subparsers(dest="action", required=True)
-    listed = add_verb(actions, "devices", fleet.run_fleet_devices,
+    listed = add_verb(actions, "devices", verb("fleet", "run_fleet_devices"),
                       "every node's OpenCL devices, grouped by exact fingerprint")
     listed.add_argument("--address", default=None,
                         help="the Ray cluster (host:port); default $RAY_ADDRESS or this machine's")
-    warm = add_verb(actions, "warm", fleet.run_fleet_warm,
+    warm = add_verb(actions, "warm", verb("fleet", "run_fleet_warm"),
                     "warm MODULE:FUNCTION once per distinct device, merge into OUT")
     warm.add_argument("workload", help="MODULE:FUNCTION, importable on every node")
     warm.add_argument("-o", "--output", dest="out", required=True, metavar="OUT",

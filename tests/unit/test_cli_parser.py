@@ -10,7 +10,7 @@ import pytest
 
 from clmodes.cli.logs import level_name
 from clmodes.cli.errors import UsageError
-from clmodes.cli.parser import build_parser
+from clmodes.cli.parser import LazyVerb, build_parser
 from support.cli_verbs import verbs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +32,27 @@ def test_every_verb_has_json_verbosity_and_helped_positionals(path, parser):
     for action in parser._actions:
         if not action.option_strings and not isinstance(action, argparse._SubParsersAction):
             assert action.help, f"clmodes {' '.join(path)}: positional {action.dest!r} has no help"
+
+
+@pytest.mark.parametrize("path, parser", VERBS, ids=[" ".join(p) for p, _ in VERBS])
+def test_every_verb_names_a_function_that_exists(path, parser):
+    """Verbs import their module when they run (`LazyVerb`): a misspelled name fails here."""
+    run = parser.get_default("run")
+    assert isinstance(run, LazyVerb), path
+    assert callable(run.resolve()), path
+
+
+def test_parsing_a_command_line_loads_no_verb_module():
+    import subprocess
+    import sys
+    code = ("import sys; from clmodes.cli.parser import build_parser; "
+            "build_parser().parse_args(['run', 'x.py']); "
+            "print(sorted(m for m in sys.modules if m.startswith(('clmodes.cli.', 'clmodes.bundle', "
+            "'clmodes.remote', 'clmodes.fleet'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, timeout=120).stdout
+    assert "clmodes.bundle" not in loaded and "clmodes.remote" not in loaded, loaded
+    assert "clmodes.cli.bundle" not in loaded and "clmodes.fleet" not in loaded, loaded
 
 
 @pytest.mark.parametrize("argv", [
