@@ -39,33 +39,53 @@ from clmodes.kernel import Kernel
 from clmodes.store import Store
 from clmodes.runtime import default_store, set_cache_dir
 from clmodes.stream import Stream
-from clmodes.tune import (
-    Budget,
-    Exhaustive,
-    Genetic,
-    LocalSearch,
-    ModelGuided,
-    RacePolicy,
-    RandomSample,
-    RunsAs,
-    Tolerance,
-    Tunable,
-    TuningSpace,
-    Variant,
-    kernel_variants,
-)
-from clmodes.warming import warm
 from clmodes.cache_size import prune
 from clmodes.store.pruning import PruneReport
 from clmodes.checking import CheckReport, check
 from clmodes.execution.misses import Miss, StrictMissError
 from clmodes import capture  # noqa: F401 - registers the override capture (capture.py)
 from clmodes import reads  # noqa: F401 - registers the read watch under compile modes (reads.py)
-from clmodes.probing import ProbePolicy, ProbeResult, probe
-from clmodes.roofline import roofline_fraction
 
 from clmodes._version import __version__  # noqa: E402
 from clmodes.store import tiers as _tiers
+
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:
+    from clmodes.probing import ProbePolicy, ProbeResult, probe
+    from clmodes.roofline import roofline_fraction
+    from clmodes.tune import (
+        Budget, Exhaustive, Genetic, LocalSearch, ModelGuided, RacePolicy, RandomSample, RunsAs,
+        Tolerance, Tunable, TuningSpace, Variant, kernel_variants,
+    )
+    from clmodes.warming import warm
+
+# Loaded at first use (PEP 562): tuning (37 modules), probing and warming are what a
+# tunable, a probe or a warm needs, and none of them what a process running a pyopencl
+# program or loading warmed kernels needs (`clmodes run`, ci/bench/bench_warm_start.py).
+_LAZY = {
+    **dict.fromkeys(("Budget", "Exhaustive", "Genetic", "LocalSearch", "ModelGuided", "RacePolicy",
+                     "RandomSample", "RunsAs", "Tolerance", "Tunable", "TuningSpace", "Variant",
+                     "kernel_variants"), "clmodes.tune"),
+    **dict.fromkeys(("ProbePolicy", "ProbeResult", "probe"), "clmodes.probing"),
+    "roofline_fraction": "clmodes.roofline",
+    "warm": "clmodes.warming",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module 'clmodes' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # once: later reads are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def _remote_from_environment() -> "_tiers.ReadThrough | None":

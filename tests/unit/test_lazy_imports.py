@@ -25,3 +25,15 @@ def test_import_clmodes_loads_no_build_machinery() -> None:
 def test_the_batch_package_still_offers_its_names() -> None:
     loaded = loaded_after("from clmodes.batch import Unit, plan, DeviceTraits")
     assert {"clmodes.batch.unit", "clmodes.batch.program", "clmodes.batch.predefined"} <= loaded
+
+
+def test_import_clmodes_loads_no_tuning_probing_or_warming() -> None:
+    """A process running a pyopencl program or loading warmed kernels needs none of them."""
+    loaded = loaded_after("import clmodes")
+    assert not {m for m in loaded if m.startswith(("clmodes.tune", "clmodes.probing", "clmodes.warming"))}
+
+
+def test_their_public_names_resolve_on_first_use() -> None:
+    loaded = loaded_after("import clmodes\nassert clmodes.Tunable.__name__ == 'Tunable'\n"
+                          "from clmodes import warm, probe, roofline_fraction, LocalSearch")
+    assert {"clmodes.tune.tunable", "clmodes.warming", "clmodes.probing", "clmodes.roofline"} <= loaded
