@@ -32,7 +32,9 @@ space), and "|" is replaced by "/" inside a field, so the strings are determinis
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
+import functools
 import re
 from functools import cached_property
 
@@ -114,26 +116,54 @@ _INTEL_QUERY = "cl_intel_device_attribute_query"
 
 
 def intel_device_id(device: cl.Device) -> int | None:
-    """The PCI device ID Intel's GPU driver reports (`cl_intel_device_attribute_query`),
-    asked through the ICD loader with ctypes since pyopencl does not know the query;
-    None on any other driver, or if the loader cannot be reached. Never asked of a
-    device without the extension (drivers are not written for queries they lack)."""
+    """The PCI device ID of an Intel GPU (`ask_intel_device_id`); None for any other
+    device. Not asked of a CPU (Intel's CPU runtime answers too, but only a GPU's ID picks
+    offline binaries), because every process describes every device at its start."""
+    try:
+        if not device.type & cl.device_type.GPU:
+            return None
+    except cl.Error:
+        return None
+    return ask_intel_device_id(device)
+
+
+def ask_intel_device_id(device: cl.Device) -> int | None:
+    """CL_DEVICE_ID_INTEL (`cl_intel_device_attribute_query`), asked through the ICD
+    loader with ctypes since pyopencl does not know the query; None on a driver without
+    the extension (never asked: drivers are not written for queries they lack), or if
+    the loader cannot be reached. The loader is opened by its soname: finding it with
+    `ctypes.util.find_library` runs `ldconfig` (14 ms), only where the soname fails."""
     try:
         if _INTEL_QUERY not in device.extensions:
             return None
     except cl.Error:
         return None
-    import ctypes
+    loader = _opencl_loader()
+    if loader is None:
+        return None
+    value = ctypes.c_uint32(0)
+    try:
+        status = loader.clGetDeviceInfo(ctypes.c_void_p(device.int_ptr), ctypes.c_uint32(CL_DEVICE_ID_INTEL),
+                                        ctypes.c_size_t(4), ctypes.byref(value), None)
+    except AttributeError:
+        return None
+    return int(value.value) if status == 0 and value.value else None
+
+
+@functools.lru_cache(maxsize=1)
+def _opencl_loader() -> ctypes.CDLL | None:
+    """The ICD loader pyopencl uses (its soname first; `find_library` where that fails)."""
     import ctypes.util
 
     try:
-        loader = ctypes.CDLL(ctypes.util.find_library("OpenCL") or "libOpenCL.so.1")
-        value = ctypes.c_uint32(0)
-        status = loader.clGetDeviceInfo(ctypes.c_void_p(device.int_ptr), ctypes.c_uint32(CL_DEVICE_ID_INTEL),
-                                        ctypes.c_size_t(4), ctypes.byref(value), None)
-    except (OSError, AttributeError):
+        return ctypes.CDLL("libOpenCL.so.1")
+    except OSError:
+        pass
+    found = ctypes.util.find_library("OpenCL")
+    try:
+        return ctypes.CDLL(found) if found else None
+    except OSError:
         return None
-    return int(value.value) if status == 0 and value.value else None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import clmodes
 from clmodes import bundle
-from clmodes.device import DeviceDescription, Fingerprint, fingerprint_fields, model_of
+from clmodes.device import DeviceDescription, Fingerprint, ask_intel_device_id, fingerprint_fields, model_of
 from clmodes.offline.families import FAMILIES, family_named, family_of
 from clmodes.offline.fit import Fit, device_id_of, fit
 from clmodes.offline.identity import OfflineIdentity, is_offline, parse
@@ -190,13 +190,16 @@ def test_targets_parse_to_families_or_one_line():
 def test_the_intel_device_id_is_asked_only_where_the_driver_answers_it():
     """CL_DEVICE_ID_INTEL, asked through the ICD loader (pyopencl has no name for it), of
     the drivers with cl_intel_device_attribute_query only: Intel's CPU runtime here
-    answers (its CPU's ID, no GPU family's), the others are never asked."""
+    answers (its CPU's ID, no GPU family's), the others are never asked; a device's
+    description holds it for a GPU only (no GPU here: None everywhere)."""
     for device in clmodes.devices():
+        asked = ask_intel_device_id(device.cl_device)
         if "cl_intel_device_attribute_query" in device.cl_device.extensions:
-            assert isinstance(device.description.device_id, int) and device.description.device_id > 0
+            assert isinstance(asked, int) and asked > 0
             assert fit(TGLLP, device.description).reason.startswith("not an Intel GPU")
         else:
-            assert device.description.device_id is None
+            assert asked is None
+        assert device.description.device_id is None
 
 
 def test_the_command_says_how_an_offline_build_applies(tmp_path, signing_key):
