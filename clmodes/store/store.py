@@ -87,7 +87,7 @@ class Store(Database):
     def replace_tune_record(self, model: str, tunable: str, key: str, candidates: str,
                             record: TuneRecord) -> None:
         """Overwrite one decision (verified or re-tuned here)."""
-        tunes.replace_tune(self, model, tunable, key, candidates, record.stored_json())
+        tunes.replace_tune(self, model, tunable, key, candidates, record)
 
     def tune_records_on_models(self, tunable: str, key: str, candidates: str) -> dict[str, TuneRecord]:
         """Every device model's decision for one key, by model (nearest-device answers)."""
@@ -99,7 +99,7 @@ class Store(Database):
                         stale: TuneRecord) -> bool:
         """Delete a decision whose code changed, unless the entry stored is no longer the
         one `stale` was read from (replaced meanwhile)."""
-        return tunes.drop_stale(self, model, tunable, key, candidates, stale.stored_json())
+        return tunes.drop_stale(self, model, tunable, key, candidates, stale)
 
     def get_tune_json(self, model: str, tunable: str, key: str, candidates: str) -> dict[str, Any] | None:
         """The raw form of `tune_record`: the stored JSON, as written. For tests and tools

@@ -81,17 +81,18 @@ def insert_once(db: Database, parameters: tuple[Any, ...], text: str) -> TuneRec
 
 
 def drop_stale(db: Database, model: str, tunable: str, key: str, candidates: str,
-               stale: dict[str, Any]) -> bool:
+               stale: TuneRecord) -> bool:
     """Delete a decision found stale (its code changed), unless it has been replaced by
-    another process meanwhile: a stale entry must not win "first recorded wins".
-    `stale`: the JSON it was read as."""
+    another process meanwhile (the entry is no longer the JSON `stale` was read from): a
+    stale entry must not win "first recorded wins"."""
     parameters = (FORMAT_VERSION, model, tunable, key, candidates)
+    json_read = stale.stored_json()
 
     def attempt() -> bool:
         with db.transaction() as connection:
             row = connection.execute(SELECT_VALUE, parameters).fetchone()
             found = parsed(row[0]) if row else None
-            if found is None or found.source != stale:
+            if found is None or found.source != json_read:
                 return False
             connection.execute(DELETE_ONE, parameters)
             return True
@@ -135,12 +136,13 @@ def tunes_on_models(db: Database, tunable: str, key: str, candidates: str) -> di
 
 
 def replace_tune(db: Database, model: str, tunable: str, key: str, candidates: str,
-                 value: dict[str, Any]) -> None:
-    """Overwrite one decision (an answer verified or re-tuned here, `clmodes.tune.verify`);
-    staged like any write while a warm defers them, after whatever it staged before."""
+                 record: TuneRecord) -> None:
+    """Overwrite one decision (an answer verified or re-tuned here, `clmodes.tune.verify`),
+    written as `record.stored_json()`; staged like any write while a warm defers them,
+    after whatever it staged before."""
     try:
         db.write("INSERT OR REPLACE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)",
                  (FORMAT_VERSION, model, tunable, key, candidates,
-                  json.dumps(value, sort_keys=True), time.time()))
+                  json.dumps(record.stored_json(), sort_keys=True), time.time()))
     except sqlite3.Error as error:
         log.warning("clmodes store %s: could not rewrite a tune result (%s)", db.location, error)
