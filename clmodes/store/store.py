@@ -10,8 +10,9 @@ Each method delegates to the module of its table (`tunes`, `probes`, `binaries`,
 
 Three reads read through the tier behind the store when one is installed (`tiers`: a
 team's remote, `clmodes.remote`) and the store misses: `tune_record`,
-`tune_records_on_models` and `kernel_batches`. The tier copies what it finds into this store, and the read is asked
-again here: every later reader (this process, the next one) finds it locally."""
+`tune_records_on_models` and `kernel_batches`. The tier copies what it finds into this
+store, and the read is asked again here: every later reader (this process, the next one)
+finds it locally."""
 
 from __future__ import annotations
 
