@@ -109,7 +109,7 @@ def tune_once(stream, space, args, tag: str, runs_as: RunsAs | None = None) -> d
     with ProcessModeOverride(ProcessMode.EXECUTE):
         tunable(stream, *args)
     stream.finish()
-    entry = clmodes.default_store().get_tune(*tunable.tune_key(stream, args)) or {}
+    entry = clmodes.default_store().get_tune_json(*tunable.tune_key(stream, args)) or {}
     dropped = entry.get("dropped") or {}
     return {"winner": str(entry.get("winner")), "tune_seconds": entry.get("tune_seconds"),
             "final_runs_as": policy.final_runs_as.value,

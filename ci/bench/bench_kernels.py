@@ -134,7 +134,7 @@ def bench(stream: clmodes.Stream, n: int, dtype: np.dtype, repeat: int, rounds: 
                        "device_gflops": flops / t["device_s"] / 1e9}
     rows["numpy"] = {"candidate": f"numpy {np.__version__} ({_blas()})", **timings["numpy"],
                      "gflops": flops / timings["numpy"]["wall_s"] / 1e9}
-    record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, a, b)))
+    record = clmodes.default_store().get_tune_json(*tunable.tune_key(stream, (out, a, b)))
     return {
         "n": n,
         "dtype": np.dtype(dtype).name,

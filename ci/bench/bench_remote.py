@@ -198,7 +198,7 @@ def miss_costs(server: Server, reps: int) -> dict[str, object]:
             try:
                 for n, into in enumerate((first, second)):
                     started = time.perf_counter()
-                    store.get_tune("model", "bench", f"key-{rep}-{n}", "c")
+                    store.get_tune_json("model", "bench", f"key-{rep}-{n}", "c")
                     into[state].append(time.perf_counter() - started)
             finally:
                 if state == "stopped":

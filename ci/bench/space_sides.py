@@ -120,7 +120,7 @@ def run_clmodes(stream: clmodes.Stream, prob: Problem, plan: Plan, source: str, 
         stream.finish()
         elapsed = time.perf_counter() - started
     build_calls = builds.calls - calls
-    entry = clmodes.default_store().get_tune(*tunable.tune_key(stream, args)) or {}
+    entry = clmodes.default_store().get_tune_json(*tunable.tune_key(stream, args)) or {}
     winner = str(entry.get("winner"))
     measured = entry.get("measurements", {})
     return {

@@ -146,7 +146,7 @@ def run_clmodes(client: clmodes.Client, stream, bufs, source: str, rep: int) -> 
     elapsed, handler, stats = cold_tune(tunable, stream, bufs)
     winner = tunable.winner(stream, C, A, B, n)
     key = tunable.tune_key(stream, (C, A, B, n))
-    entry = clmodes.default_store().get_tune(*key) or {}
+    entry = clmodes.default_store().get_tune_json(*key) or {}
     measurements = {
         names[n]: {"median_s": m["median_s"], "samples": len(m["samples_s"]),
                    "samples_s": m["samples_s"]}

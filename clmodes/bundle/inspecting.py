@@ -3,7 +3,6 @@ writing anything."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -15,8 +14,8 @@ from clmodes.device import Device
 from clmodes.discovery import devices
 from clmodes.offline.identity import parse
 from clmodes.tune.nearest import Grade, grade_of
-from clmodes.store import StoreEntries
-from clmodes.records.tune import decoded
+from clmodes.store import StoreEntries, TuneRow
+from clmodes.records.tune import parsed
 
 
 def inspect(path: str | os.PathLike[str], local: list[Device] | None = None, *,
@@ -52,15 +51,21 @@ def answers_here(entries: StoreEntries, local: list[Device]) -> list[dict[str, A
                       "from": [m for m in models if grades[m] is best],
                       "graded_records": sum(1 for row in entries.tune
                                             if row.model in grades and grades[row.model] is best
-                                            and json.loads(row.value).get("grade", "exact") != "exact")})
+                                            and _graded(row))})
     return found
+
+
+def _graded(row: TuneRow) -> bool:
+    """Is the row's record a graded answer (`tune.nearest`), not a measured decision?"""
+    record = parsed(row.value)
+    return record is not None and record.grade != "exact"
 
 
 def rooflines(entries: StoreEntries) -> list[dict[str, Any]]:
     """Per tuned key whose record has one: the winner's roofline fraction (`Tunable` cost)."""
     found = []
     for row in entries.tune:
-        record = decoded(json.loads(row.value))  # validated when the bundle was read
+        record = parsed(row.value)  # validated when the bundle was read
         if record is not None and record.roofline is not None:
             found.append({"model": row.model, "tunable": row.tunable, "key": row.tune_key,
                           "winner": record.winner, "roofline": record.roofline})

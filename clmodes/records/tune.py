@@ -14,6 +14,7 @@ bundles stay readable both ways.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -279,6 +280,30 @@ class TuneRecord:
                 found[name] = dict(getattr(self, name))
         return found
 
+    def stored_json(self) -> dict[str, Any]:
+        """The JSON a store keeps for it: `to_json` for a record made here; for one
+        decoded from JSON (`source`), that JSON with only the fields that changed since
+        rewritten. Why: a record passed through (adopted, graded, verified) keeps the
+        fields a newer clmodes wrote and this one does not know, and an older record
+        keeps its layout, exactly as when records were handled as dicts."""
+        if self.source is None:
+            return self.to_json()
+        before, now = TuneRecord.from_json(self.source), self.to_json()
+        found = dict(self.source)
+        for field in dataclasses.fields(self):
+            if field.name == "source" or getattr(self, field.name) == getattr(before, field.name):
+                continue
+            for name in _JSON_NAMES.get(field.name, (field.name,)):
+                if name in now:
+                    found[name] = now[name]
+                else:
+                    found.pop(name, None)
+        return found
+
+
+# The JSON fields of a record field, where they are not its own name.
+_JSON_NAMES = {"dropped": ("dropped", "drop_kinds"), "version": ("record_version",)}
+
 
 def _strict_problems(winner: str, measured: object, roofline: object) -> None:
     if measured is not None and (not isinstance(measured, dict) or winner not in measured):
@@ -303,6 +328,15 @@ def decoded(obj: object) -> TuneRecord | None:
         return None
 
 
+def parsed(text: object) -> TuneRecord | None:
+    """The record a JSON text says (a store's row, a lease's decision, its JSON kept as
+    `source`); None where it is not JSON or no record."""
+    try:
+        return TuneRecord.from_json(json.loads(text)) if isinstance(text, str) else None
+    except ValueError:  # not JSON, or JSON that is no record (MalformedRecord)
+        return None
+
+
 def _measurements(value: object) -> dict[str, CandidateMeasurement]:
     """The record's timed candidates that decode, in the order the record gives them."""
     if not isinstance(value, dict):
@@ -324,4 +358,5 @@ def _dropped(value: object, kinds: object) -> dict[str, CandidateMeasurement]:
 
 
 __all__ = ["RECORD_VERSION", "CandidateMeasurement", "CheckInfo", "Cost", "Drop", "Dropped",
-           "MalformedRecord", "FinalInfo", "Outcome", "Rivalry", "SpreadInfo", "TuneRecord", "decoded"]
+           "MalformedRecord", "FinalInfo", "Outcome", "Rivalry", "SpreadInfo", "TuneRecord", "decoded",
+           "parsed"]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Any
 
 from clmodes.records.measurement import CandidateMeasurement, Outcome
 from clmodes.store.schema import FORMAT_VERSION, MeasurementRow
@@ -25,9 +24,10 @@ SELECT = ("SELECT candidate, identity, value FROM measurement WHERE format=? AND
           "AND tunable=? AND tune_key=?")
 
 
-def measurements(db: Database, model: str, tunable: str, key: str) -> dict[tuple[str, str], dict[str, Any]]:
-    """(candidate, identity) -> its measurement record; unreadable rows are skipped."""
-    found: dict[tuple[str, str], dict[str, Any]] = {}
+def measurements(db: Database, model: str, tunable: str, key: str
+                 ) -> dict[tuple[str, str], CandidateMeasurement]:
+    """(candidate, identity) -> its measurement; unreadable rows are skipped."""
+    found: dict[tuple[str, str], CandidateMeasurement] = {}
     for candidate, identity, text in db.query(SELECT, (FORMAT_VERSION, model, tunable, key)):
         record = parse_measurement(text)
         if record is None or not isinstance(candidate, str) or not isinstance(identity, str):
@@ -39,16 +39,16 @@ def measurements(db: Database, model: str, tunable: str, key: str) -> dict[tuple
 
 
 def put_measurement(db: Database, model: str, tunable: str, key: str, candidate: str,
-                    identity: str, value: dict[str, Any]) -> None:
+                    identity: str, value: CandidateMeasurement) -> None:
     """Record one measurement now (never deferred: see the module's doc)."""
     row = MeasurementRow(FORMAT_VERSION, model, tunable, key, candidate, identity,
-                         json.dumps(value, sort_keys=True))
+                         json.dumps(value.to_json(), sort_keys=True))
     db.write_now("INSERT OR REPLACE INTO measurement VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                  (*row.values(), time.time()))
 
 
-def parse_measurement(text: object) -> dict[str, Any] | None:
-    """A measurement record's JSON: a positive median (a sample, or `median_s`), or a
+def parse_measurement(text: object) -> CandidateMeasurement | None:
+    """A stored measurement: a positive median (a sample, or `median_s`), or a
     `failed` or `dropped` reason (a build that failed, a candidate screened out as far
     slower). Decided by `CandidateMeasurement.from_json`, the one reader of measurements
     from anywhere."""
@@ -60,4 +60,4 @@ def parse_measurement(text: object) -> dict[str, Any] | None:
     if found is None or (found.outcome is Outcome.MEASURED
                          and not (found.median is not None and found.median > 0)):
         return None
-    return value if isinstance(value, dict) else None
+    return found

@@ -1,19 +1,26 @@
 """`Store`: the store's public face, one method per thing callers do with it.
 
+Tune decisions and measurements go in and come out as their record types (`TuneRecord`,
+`CandidateMeasurement`), decoded and checked once, here; `get_tune_json` and
+`put_tune_json` are their raw JSON form, for tests and tools that write records by hand.
+
 Each method delegates to the module of its table (`tunes`, `probes`, `binaries`,
 `kernels`), to `entries` (bundles) or to `maintenance`; opening and recovery are
 `connection`'s, transactions and deferral `transactions`'.
 
 Three reads read through the tier behind the store when one is installed (`tiers`: a
-team's remote, `clmodes.remote`) and the store misses: `get_tune`, `tunes_on_models` and
-`kernel_batches`. The tier copies what it finds into this store, and the read is asked
-again here: every later reader (this process, the next one) finds it locally."""
+team's remote, `clmodes.remote`) and the store misses: `tune_record`,
+`tune_records_on_models` and `kernel_batches`. The tier copies what it finds into this
+store, and the read is asked again here: every later reader (this process, the next one)
+finds it locally."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from clmodes.records.measurement import CandidateMeasurement
+from clmodes.records.tune import TuneRecord
 from clmodes.store import binaries as binary_table
 from clmodes.store import entries as bulk
 from clmodes.store import kernels as kernel_index
@@ -58,9 +65,11 @@ class Store(Database):
         store that is read-only)? What `warm` refuses unless memory is allowed."""
         return self.requested is not None and not self.persistent
 
-    # -- tune results ------------------------------------------------------------------
+    # -- tune results (`TuneRecord`s; the raw JSON forms below them) ------------------
 
-    def get_tune(self, model: str, tunable: str, key: str, candidates: str) -> dict[str, Any] | None:
+    def tune_record(self, model: str, tunable: str, key: str, candidates: str) -> TuneRecord | None:
+        """The decision stored for one key (its JSON kept as the record's `source`), or
+        None (absent, or unreadable: with a warning)."""
         found = tunes.get_tune(self, model, tunable, key, candidates)
         if found is None and (tier := tiers.current()) is not None:
             tier.tunes(self, tunable, key, candidates)
@@ -69,42 +78,58 @@ class Store(Database):
             self.uses.note(uses.TUNE, (FORMAT_VERSION, model, tunable, key, candidates))
         return found
 
-    def put_tune(
-        self, model: str, tunable: str, key: str, candidates: str, value: dict[str, Any]
-    ) -> dict[str, Any]:
-        """Record a measured winner unless another process recorded one first; return the
-        entry now in the store, so that every process agrees on one winner per key."""
-        return tunes.put_tune(self, model, tunable, key, candidates, value)
+    def put_tune_record(self, model: str, tunable: str, key: str, candidates: str,
+                        record: TuneRecord) -> TuneRecord:
+        """Record a decision unless another process recorded one first; return the
+        decision now in the store (`record` itself where it is), so that every process
+        agrees on one winner per key. Written as `record.stored_json()`."""
+        return tunes.put_tune(self, model, tunable, key, candidates, record.stored_json()) or record
 
-    def replace_tune(self, model: str, tunable: str, key: str, candidates: str,
-                     value: dict[str, Any]) -> None:
+    def replace_tune_record(self, model: str, tunable: str, key: str, candidates: str,
+                            record: TuneRecord) -> None:
         """Overwrite one decision (verified or re-tuned here)."""
-        tunes.replace_tune(self, model, tunable, key, candidates, value)
+        tunes.replace_tune(self, model, tunable, key, candidates, record)
 
-    def tunes_on_models(self, tunable: str, key: str, candidates: str) -> dict[str, dict[str, Any]]:
+    def tune_records_on_models(self, tunable: str, key: str, candidates: str) -> dict[str, TuneRecord]:
         """Every device model's decision for one key, by model (nearest-device answers)."""
         if (tier := tiers.current()) is not None:
             tier.tunes(self, tunable, key, candidates)  # asked once per key per process
         return tunes.tunes_on_models(self, tunable, key, candidates)
 
     def drop_stale_tune(self, model: str, tunable: str, key: str, candidates: str,
-                        stale: dict[str, Any]) -> bool:
-        """Delete a decision whose code changed (unless already replaced)."""
+                        stale: TuneRecord) -> bool:
+        """Delete a decision whose code changed, unless the entry stored is no longer the
+        one `stale` was read from (replaced meanwhile)."""
         return tunes.drop_stale(self, model, tunable, key, candidates, stale)
+
+    def get_tune_json(self, model: str, tunable: str, key: str, candidates: str) -> dict[str, Any] | None:
+        """The raw form of `tune_record`: the stored JSON, as written. For tests and tools
+        that write or read records by hand (old layouts, hostile values); no module of
+        clmodes uses it."""
+        found = self.tune_record(model, tunable, key, candidates)
+        return None if found is None or found.source is None else dict(found.source)
+
+    def put_tune_json(self, model: str, tunable: str, key: str, candidates: str,
+                      value: dict[str, Any]) -> dict[str, Any]:
+        """The raw form of `put_tune_record` (first writer wins): `value`, a record's JSON
+        as it is to be stored, or the JSON stored first. For tests and tools."""
+        found = tunes.put_tune(self, model, tunable, key, candidates, value)
+        return value if found is None or found.source is None else dict(found.source)
 
     # -- measurements and leases (`measurements`, `leases`: why they exist) ---------------
 
-    def measurements(self, model: str, tunable: str, key: str) -> dict[tuple[str, str], dict[str, Any]]:
+    def measurement_records(self, model: str, tunable: str,
+                            key: str) -> dict[tuple[str, str], CandidateMeasurement]:
         """(candidate, identity) -> the measurement taken of it for this key."""
         found = measurements.measurements(self, model, tunable, key)
         if found:
             self.uses.note(uses.MEASUREMENT, (FORMAT_VERSION, model, tunable, key))
         return found
 
-    def put_measurement(self, model: str, tunable: str, key: str, candidate: str,
-                        identity: str, value: dict[str, Any]) -> None:
+    def put_measurement_record(self, model: str, tunable: str, key: str, candidate: str,
+                               identity: str, record: CandidateMeasurement) -> None:
         """Record one measurement now, even inside a deferred block."""
-        measurements.put_measurement(self, model, tunable, key, candidate, identity, value)
+        measurements.put_measurement(self, model, tunable, key, candidate, identity, record)
 
     def claim_tune(self, key: leases.LeaseKey, owner: str) -> leases.Claim:
         return leases.claim(self, key, owner)

@@ -3,7 +3,9 @@
 The first winner recorded is the one every process uses: a second process that measured
 the same key concurrently gets the stored entry back instead of its own, so that all
 processes agree. An entry that does not parse is a miss (with a warning) and is replaced
-by the next measurement.
+by the next measurement. Whether it parses is `TuneRecord.from_json`'s to say (`parsed`),
+the one reader of records from anywhere, so the store and its readers cannot disagree on
+what a record is; an entry read keeps its JSON as the record's `source`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sqlite3
 import time
 from typing import Any
 
-from clmodes.records.tune import MalformedRecord, TuneRecord
+from clmodes.records.tune import TuneRecord, parsed
 from clmodes.store.contention import patiently
 from clmodes.store.leases import delete_statement, retire
 from clmodes.store.schema import FORMAT_VERSION, TuneRow, model_filter
@@ -28,11 +30,11 @@ SELECT_VALUE = f"SELECT value FROM tune WHERE {KEY_WHERE}"
 DELETE_ONE = f"DELETE FROM tune WHERE {KEY_WHERE}"
 
 
-def get_tune(db: Database, model: str, tunable: str, key: str, candidates: str) -> dict[str, Any] | None:
+def get_tune(db: Database, model: str, tunable: str, key: str, candidates: str) -> TuneRecord | None:
     rows = db.query(SELECT_VALUE, (FORMAT_VERSION, model, tunable, key, candidates))
     if not rows:
         return None
-    value = parse_record(rows[0][0])
+    value = parsed(rows[0][0])
     if value is None:
         log.warning(
             "clmodes store %s: unreadable tune entry for %s key %s; re-tuning",
@@ -41,11 +43,12 @@ def get_tune(db: Database, model: str, tunable: str, key: str, candidates: str) 
     return value
 
 
-def put_tune(
-    db: Database, model: str, tunable: str, key: str, candidates: str, value: dict[str, Any]
-) -> dict[str, Any]:
-    """Record a measured winner unless another process recorded one first; return the
-    entry now in the store, so that every process agrees on one winner per key."""
+def put_tune(db: Database, model: str, tunable: str, key: str, candidates: str,
+             value: dict[str, Any]) -> TuneRecord | None:
+    """Record a measured winner (its JSON) unless another process recorded one first;
+    return the entry that was there first, or None where `value` is the entry now (or
+    could not be written: this process goes on with it), so that every process agrees on
+    one winner per key."""
     text = json.dumps(value, sort_keys=True)
     parameters = (FORMAT_VERSION, model, tunable, key, candidates)
     if db.deferring:  # held until the warm commits: still answer with a stored winner
@@ -54,20 +57,20 @@ def put_tune(
             return existing
         db.stage(INSERT, (*parameters, text, time.time()))
         db.stage(*delete_statement((model, tunable, key, candidates)))
-        return value
+        return None
     try:
-        return patiently(lambda: insert_once(db, parameters, text)) or value
+        return patiently(lambda: insert_once(db, parameters, text))
     except sqlite3.Error as error:
         log.warning("clmodes store %s: could not record a tune result (%s)", db.location, error)
-    return value
+    return None
 
 
-def insert_once(db: Database, parameters: tuple[Any, ...], text: str) -> dict[str, Any] | None:
+def insert_once(db: Database, parameters: tuple[Any, ...], text: str) -> TuneRecord | None:
     """Insert unless an entry exists; return the existing entry, or None if inserted.
     An existing entry that does not parse is replaced."""
     with db.transaction() as connection:
         row = connection.execute(SELECT_VALUE, parameters).fetchone()
-        existing = parse_record(row[0]) if row else None
+        existing = parsed(row[0]) if row else None
         if existing is None:
             connection.execute(
                 "INSERT OR REPLACE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -77,28 +80,19 @@ def insert_once(db: Database, parameters: tuple[Any, ...], text: str) -> dict[st
         return existing
 
 
-def parse_record(text: object) -> dict[str, Any] | None:
-    """A tune record's JSON, or None if it is not JSON or not a record: decided by
-    `TuneRecord.from_json`, the one reader of records from anywhere, so the store and
-    its readers cannot disagree on what a record is."""
-    try:
-        value = json.loads(text) if isinstance(text, str) else None
-        TuneRecord.from_json(value)
-    except (ValueError, MalformedRecord):
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def drop_stale(db: Database, model: str, tunable: str, key: str, candidates: str,
-               stale: dict[str, Any]) -> bool:
+               stale: TuneRecord) -> bool:
     """Delete a decision found stale (its code changed), unless it has been replaced by
-    another process meanwhile: a stale entry must not win "first recorded wins"."""
+    another process meanwhile (the entry is no longer the JSON `stale` was read from): a
+    stale entry must not win "first recorded wins"."""
     parameters = (FORMAT_VERSION, model, tunable, key, candidates)
+    json_read = stale.stored_json()
 
     def attempt() -> bool:
         with db.transaction() as connection:
             row = connection.execute(SELECT_VALUE, parameters).fetchone()
-            if row is None or parse_record(row[0]) != stale:
+            found = parsed(row[0]) if row else None
+            if found is None or found.source != json_read:
                 return False
             connection.execute(DELETE_ONE, parameters)
             return True
@@ -134,20 +128,21 @@ def add_tune_rows(connection: sqlite3.Connection, rows: list[TuneRow], now: floa
     return [row for row in rows if connection.execute(INSERT, (*row.values(), now)).rowcount]
 
 
-def tunes_on_models(db: Database, tunable: str, key: str, candidates: str) -> dict[str, dict[str, Any]]:
+def tunes_on_models(db: Database, tunable: str, key: str, candidates: str) -> dict[str, TuneRecord]:
     """Every device model's decision for one key (`clmodes.tune.nearest` grades them)."""
     rows = db.query("SELECT model, value FROM tune WHERE format=? AND tunable=? AND tune_key=? "
                     "AND candidates=?", (FORMAT_VERSION, tunable, key, candidates))
-    return {model: record for model, text in rows if (record := parse_record(text)) is not None}
+    return {model: record for model, text in rows if (record := parsed(text)) is not None}
 
 
 def replace_tune(db: Database, model: str, tunable: str, key: str, candidates: str,
-                 value: dict[str, Any]) -> None:
-    """Overwrite one decision (an answer verified or re-tuned here, `clmodes.tune.verify`);
-    staged like any write while a warm defers them, after whatever it staged before."""
+                 record: TuneRecord) -> None:
+    """Overwrite one decision (an answer verified or re-tuned here, `clmodes.tune.verify`),
+    written as `record.stored_json()`; staged like any write while a warm defers them,
+    after whatever it staged before."""
     try:
         db.write("INSERT OR REPLACE INTO tune VALUES (?, ?, ?, ?, ?, ?, ?)",
                  (FORMAT_VERSION, model, tunable, key, candidates,
-                  json.dumps(value, sort_keys=True), time.time()))
+                  json.dumps(record.stored_json(), sort_keys=True), time.time()))
     except sqlite3.Error as error:
         log.warning("clmodes store %s: could not rewrite a tune result (%s)", db.location, error)

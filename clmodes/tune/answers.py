@@ -10,10 +10,11 @@ an answer is not a tune. A measured decision for this model is never replaced by
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
-from typing import Any
 
+from clmodes.records.tune import TuneRecord
 from clmodes.runtime import Runtime
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.nearest import nearest
@@ -22,39 +23,39 @@ from clmodes.tune.verify import Verdict
 log = logging.getLogger("clmodes")
 
 
-def graded_answer(runtime: Runtime, key: TuneKey, current: Callable[[dict[str, Any]], bool],
-                  describe: str) -> dict[str, Any] | None:
+def graded_answer(runtime: Runtime, key: TuneKey, current: Callable[[TuneRecord], bool],
+                  describe: str) -> TuneRecord | None:
     """The nearest current answer for `key`, stored graded (the record now stored); None
     if the store holds no decision for this key on another model that still holds."""
     store = runtime.store
-    stored = store.tunes_on_models(key.tunable, key.key, key.candidates)
+    stored = store.tune_records_on_models(key.tunable, key.key, key.candidates)
     stored.pop(key.model, None)
-    stored = {m: r for m, r in stored.items() if r.get("grade", "exact") == "exact"}
+    stored = {m: r for m, r in stored.items() if r.grade == "exact"}
     for answer in nearest(key.model, stored):
         if not current(answer.record):
             continue
-        record = store.put_tune(*key, answer.as_record())
+        record = store.put_tune_record(*key, answer.as_record())
         log.info("%s: no decision for %s; answered %r, graded %s from %s", describe, key.model,
-                 record["winner"], answer.grade.value, ", ".join(answer.sources))
+                 record.winner, answer.grade.value, ", ".join(answer.sources))
         return record
     return None
 
 
-def settle(runtime: Runtime, key: TuneKey, record: dict[str, Any], verdict: Verdict,
-           retune: Callable[[], dict[str, Any]], describe: str) -> str:
+def settle(runtime: Runtime, key: TuneKey, record: TuneRecord, verdict: Verdict,
+           retune: Callable[[], TuneRecord], describe: str) -> str:
     """Rewrite an answer timed here (`tune.verify`): kept and marked verified, or tuned
     here in full (`retune`), the new record saying what it replaced; the winner."""
     store = runtime.store
     if verdict.kept:
-        store.replace_tune(*key, {**record, "verified": verdict.as_record()})
+        store.replace_tune_record(*key, dataclasses.replace(record, verified=verdict.as_json()))
         log.info("%s: %r (%s) verified here: %.3g s, runner-up %r %s", describe,
                  verdict.winner, verdict.was, verdict.winner_s, verdict.runner_up,
                  "-" if verdict.runner_up_s is None else f"{verdict.runner_up_s:.3g} s")
         return verdict.winner
-    entry = {**retune(), "verified": verdict.as_record()}
-    store.replace_tune(*key, entry)
-    runtime.tunes.replace(key, str(entry["winner"]))
+    entry = dataclasses.replace(retune(), verified=verdict.as_json())
+    store.replace_tune_record(*key, entry)
+    runtime.tunes.replace(key, entry.winner)
     log.info("%s: %r (%s) re-tuned here: runner-up %r was faster (%s s vs %s s); now %r",
              describe, verdict.winner, verdict.was, verdict.runner_up, verdict.runner_up_s,
-             verdict.winner_s, entry["winner"])
-    return str(entry["winner"])
+             verdict.winner_s, entry.winner)
+    return entry.winner

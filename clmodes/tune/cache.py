@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from clmodes.execution.registry import LiveRegistry
 from clmodes.store.store import Store
-from clmodes.records.tune import TuneRecord, decoded
+from clmodes.records.tune import TuneRecord
 
 
 class TuneKey(NamedTuple):
@@ -42,7 +42,7 @@ class TuneCache:
         the tunable launches now."""
         found = self._winners.get(key)
         if found is None:
-            record = decoded(self._store().get_tune(*key))
+            record = self._store().tune_record(*key)
             if record is not None and (current is None or current(record)):
                 found = self._winners[key] = record.winner
         if found is None and self._noting.live:

@@ -20,8 +20,7 @@ from contextlib import contextmanager
 from collections.abc import Iterator
 from clmodes.store.leases import HEARTBEAT_S, LeaseKey, new_owner
 from clmodes.store.store import Store
-from clmodes.store.tunes import parse_record
-from clmodes.records.tune import TuneRecord, decoded
+from clmodes.records.tune import TuneRecord, parsed
 
 log = logging.getLogger("clmodes")
 
@@ -45,13 +44,13 @@ def measure_or_adopt(store: Store, key: LeaseKey, measure: Callable[[], TuneReco
             log.debug("%s: no tune lease (%s); measuring without one", describe, error)
             return measure()
         if claim.decision is not None:
-            record = decoded(parse_record(claim.decision))
+            record = parsed(claim.decision)
             if record is not None and acceptable(record):
                 log.info("%s: adopted the decision of another process", describe)
                 if not claim.committed:
                     # Its owner may still be stopped before committing: recorded here too
                     # (the first row wins, so both agree), with this process's own writes.
-                    store.put_tune(*key, record.to_json())
+                    store.put_tune_record(*key, record)
                 return record
             return measure()  # not one of ours (other code, or unreadable): measure it
         if claim.mine:

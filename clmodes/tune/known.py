@@ -52,7 +52,7 @@ class Known:
                                     self.node if node is None else node)
         self.note(name, record)
         if identity is not None and persist:
-            self.store.put_measurement(*self.key, name, identity, record.to_json())
+            self.store.put_measurement_record(*self.key, name, identity, record)
 
     def median(self, name: str) -> float | None:
         return self.results[name].median if name in self.results else None

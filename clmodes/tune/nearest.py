@@ -24,11 +24,9 @@ import enum
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from clmodes.device import fingerprint_fields
-
-Record = dict[str, Any]
+from clmodes.records.tune import TuneRecord
 
 
 class Grade(enum.Enum):
@@ -76,16 +74,16 @@ class Answer:
     """A graded decision: the record to follow and where it came from."""
 
     grade: Grade
-    record: Record
+    record: TuneRecord
     sources: tuple[str, ...]  # the models it was taken from
 
-    def as_record(self) -> Record:
+    def as_record(self) -> TuneRecord:
         """The record stored for this model: the source's, marked with its grade."""
-        return {**self.record, "grade": self.grade.value, "graded_from": list(self.sources),
-                "measured_here": 0}
+        return dataclasses.replace(self.record, grade=self.grade.value, graded_from=self.sources,
+                                   measured_here=0)
 
 
-def nearest(here: str, stored: Mapping[str, Record]) -> list[Answer]:
+def nearest(here: str, stored: Mapping[str, TuneRecord]) -> list[Answer]:
     """The answers for model `here` from decisions on other models, nearest first (the
     caller takes the first that still holds for the code as it is now)."""
     graded: dict[Grade, list[str]] = {}
@@ -104,7 +102,7 @@ def nearest(here: str, stored: Mapping[str, Record]) -> list[Answer]:
     return answers
 
 
-def best_across(stored: Mapping[str, Record]) -> Answer | None:
+def best_across(stored: Mapping[str, TuneRecord]) -> Answer | None:
     """The candidate with the lowest geometric-mean slowdown against each device's
     winner, among those measured on the most devices; its record ranks the candidates so
     (winner first, runner-up second)."""
@@ -124,22 +122,17 @@ def best_across(stored: Mapping[str, Record]) -> Answer | None:
     ranked = sorted(score, key=lambda n: (score[n], n))
     models = tuple(sorted(stored))
     base = next(stored[m] for m in models if ranked[0] in _medians(stored[m]))
-    measured = base.get("measurements") or {}
+    measured = base.measurements
     order = ranked + [n for n in measured if n not in score]
-    record = {**base, "winner": ranked[0],
-              "measurements": {n: measured[n] for n in order if n in measured},
-              "across": {"models": len(models),
-                         "slowdown": {n: round(score[n], 4) for n in ranked[:3]}}}
+    record = dataclasses.replace(
+        base, winner=ranked[0], measurements={n: measured[n] for n in order if n in measured},
+        across={"models": len(models), "slowdown": {n: round(score[n], 4) for n in ranked[:3]}})
     return Answer(Grade.ACROSS, record, models)
 
 
-def _medians(record: Record) -> dict[str, float]:
-    measured = record.get("measurements")
-    if not isinstance(measured, dict):
-        return {}
-    return {name: float(m["median_s"]) for name, m in measured.items()
-            if isinstance(m, dict) and isinstance(m.get("median_s"), (int, float))
-            and m["median_s"] > 0}
+def _medians(record: TuneRecord) -> dict[str, float]:
+    return {name: m.median_s for name, m in record.measurements.items()
+            if m.median_s is not None and m.median_s > 0}
 
 
 def _distance(here: str, there: str) -> tuple[float, str]:

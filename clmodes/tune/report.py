@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import json
 import logging
 import platform
 import statistics
@@ -26,7 +25,7 @@ from typing import Any
 from clmodes.errors import ClmodesError
 from clmodes.store import FORMAT_VERSION, Store, TuneRow
 from clmodes.records.measurement import CandidateMeasurement, Drop, legacy_drop
-from clmodes.records.tune import Cost, FinalInfo, TuneRecord
+from clmodes.records.tune import Cost, FinalInfo, parsed
 
 log = logging.getLogger("clmodes")
 
@@ -342,9 +341,8 @@ def entries_of(store: Store, rows: list[TuneRow]) -> list[TunedKey]:
 
 def entry_of(row: TuneRow) -> TunedKey | None:
     """A row's record as a `TunedKey`; None if it is not a record (no JSON, no winner)."""
-    try:
-        record = TuneRecord.from_json(json.loads(row.value))
-    except (TypeError, ValueError):  # MalformedRecord is a ValueError
+    record = parsed(row.value)
+    if record is None:
         return None
     measured = [_measured(name, m) for name, m in record.measurements.items()]
     return TunedKey(

@@ -29,7 +29,6 @@ in a warm workload) first.
 from __future__ import annotations
 
 import logging
-from typing import Any
 from collections.abc import Callable, Mapping
 
 from clmodes.execution import Counter, ProcessMode, misses, process_mode, tally
@@ -50,7 +49,7 @@ from clmodes.tune import sharing
 from clmodes.tune.coordination import measure_or_adopt
 from clmodes.tune.identity import decision_problem
 from clmodes.tune.checking import Tolerance
-from clmodes.records.tune import TuneRecord, decoded
+from clmodes.records.tune import TuneRecord
 from clmodes.tune.racing import RacePolicy
 from clmodes.tune.reference import checking_of
 from clmodes.tune.space import TuningSpace
@@ -135,7 +134,7 @@ class Tunable:
         self.choices: CandidateSet = candidate_set or Listed(candidates or {})
         self._checksum = self.choices.checksum()
         self._stale: dict[TuneKey, str] = {}  # keys whose stored decision was dropped, and why
-        self._unverified: dict[TuneKey, dict[str, Any]] = {}  # answers not timed here
+        self._unverified: dict[TuneKey, TuneRecord] = {}  # answers not timed here
         if isinstance(reference, dict) and self.space is not None:
             reference = self.space.name(reference)
         self.checking = checking_of(f"tunable {name!r}", check, reference, tolerance,
@@ -199,19 +198,17 @@ class Tunable:
         if record is None:
             return None
         self._note_unverified(key, record)
-        return runtime_of(stream).tunes.tune_once(key, lambda: str(record["winner"]))
+        return runtime_of(stream).tunes.tune_once(key, lambda: record.winner)
 
-    def _holds(self, record: dict[str, Any], stream: Stream, args: tuple[object, ...],
+    def _holds(self, record: TuneRecord, stream: Stream, args: tuple[object, ...],
                key: TuneKey) -> bool:
-        """Does a stored record's JSON (another model's, `tune.answers`) hold here?"""
-        found = decoded(record)
-        return found is not None and self._current(found, stream, args, key)
+        """Does a stored record (another model's, `tune.answers`) hold here?"""
+        return self._current(record, stream, args, key)
 
-    def _note_unverified(self, key: TuneKey, record: TuneRecord | dict[str, Any]) -> None:
-        """Remember an answer not measured here (`tune.verify` works on its JSON)."""
-        data = record if isinstance(record, dict) else dict(record.source or record.to_json())
-        if verify.pending(data):
-            self._unverified[key] = data
+    def _note_unverified(self, key: TuneKey, record: TuneRecord) -> None:
+        """Remember an answer not measured here (`tune.verify` times it)."""
+        if verify.pending(record):
+            self._unverified[key] = record
 
     def _verified(self, stream: Stream, args: tuple[object, ...], key: TuneKey,
                   winner: str) -> str:
@@ -226,7 +223,7 @@ class Tunable:
             verdict = verify.time_answer(record, self.choices.get, stream, args,
                                          self.measure_args, self._describe(key))
             return settle(runtime_of(stream), key, record, verdict,
-                          lambda: self._measured(stream, args, key).to_json(), self._describe(key))
+                          lambda: self._measured(stream, args, key), self._describe(key))
 
     def _why_missed(self, stream: Stream, key: TuneKey) -> str:
         """Why no decision served (`clmodes check`): a stale one's problem, else the store's."""
@@ -265,7 +262,7 @@ class Tunable:
             self._note_unverified(key, record)
             return True
         self._stale[key] = problem
-        runtime_of(stream).store.drop_stale_tune(*key, dict(record.source or record.to_json()))
+        runtime_of(stream).store.drop_stale_tune(*key, record)
         return False
 
     def _current(self, record: TuneRecord, stream: Stream, args: tuple[object, ...],
@@ -311,14 +308,10 @@ class Tunable:
     def _measure_and_record(self, caller: Stream, args: tuple[object, ...],
                             key: TuneKey) -> TuneRecord:
         entry = self._measured(caller, args, key)
-        written = entry.to_json()
-        kept = runtime_of(caller).store.put_tune(*key, written)
-        if kept is written:
-            return entry
-        stored = decoded(kept)
-        if stored is None or not self._current(stored, caller, args, key):
-            return entry  # another process's decision for other code: ours holds here
-        return stored
+        kept = runtime_of(caller).store.put_tune_record(*key, entry)
+        if kept is entry or not self._current(kept, caller, args, key):
+            return entry  # ours, or another process's decision for other code: ours holds here
+        return kept
 
     def _log_decision(self, caller: Stream, key: TuneKey, entry: TuneRecord) -> None:
         log.info("%s tuned on %s: %s", self._describe(key), caller.device.label, entry.summary())

@@ -120,13 +120,12 @@ class Tuner:
 
     def _reuse(self, inputs: tuple[object, ...]) -> dict[str, float | None]:
         """Stored measurements of this key whose candidate still launches the same code."""
-        stored = self.store.measurements(*self.key[:3])
+        stored = self.store.measurement_records(*self.key[:3])
         told: dict[str, float | None] = {}
         for name in sorted({name for name, _ in stored}):
             candidate = self.candidates.get(name)
             identity = candidate and current_identity(candidate, self.stream, inputs)
-            record = CandidateMeasurement.from_json(stored.get((name, identity))) \
-                if identity else None
+            record = stored.get((name, identity)) if identity else None
             if record is not None and self.checker.reusable(record):
                 self.known.keep(name, identity, record, -1, node="", persist=False)
                 told[name] = self.known.median(name)

@@ -27,13 +27,13 @@ from typing import Any
 from clmodes import settings
 from clmodes.execution import ProcessMode
 from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
+from clmodes.records.tune import TuneRecord
 from clmodes.stream import Stream
 from clmodes.tune.inputs import log_replaced, replace_unwritten
 from clmodes.tune.racing import RacePolicy, race
 
 log = logging.getLogger("clmodes")
 
-Record = dict[str, Any]
 Lookup = Callable[[str], Callable[..., object] | None]
 
 ENV = settings.VERIFY.name
@@ -43,14 +43,14 @@ POLICY = RacePolicy(warmup=1, first_samples=5, total_samples=5, drop_ratio=math.
 HOST = platform.node()
 
 
-def pending(record: Record, host: str = HOST) -> bool:
+def pending(record: TuneRecord, host: str = HOST) -> bool:
     """Was this decision never timed here? Graded from another model, or measured on
     another host (a record without a host predates the field: left alone)."""
-    if isinstance(record.get("verified"), dict):
+    if record.verified is not None:
         return False
-    if record.get("grade", "exact") != "exact":
+    if record.grade != "exact":
         return True
-    return isinstance(record.get("host"), str) and record["host"] != host
+    return record.host is not None and record.host != host
 
 
 def due(mode: ProcessMode) -> bool:
@@ -61,14 +61,13 @@ def due(mode: ProcessMode) -> bool:
         mode is ProcessMode.EXECUTE and choice == "first-use")
 
 
-def runner_up(record: Record, lookup: Lookup) -> str | None:
+def runner_up(record: TuneRecord, lookup: Lookup) -> str | None:
     """The fastest candidate the record measured other than its winner, still a candidate."""
-    measured = record.get("measurements")
-    names = list(measured) if isinstance(measured, dict) else []
-    return next((n for n in names if n != record["winner"] and lookup(n) is not None), None)
+    return next((n for n in record.measurements if n != record.winner and lookup(n) is not None),
+                None)
 
 
-def queue_runner_up(record: Record, lookup: Lookup, caller: Stream,
+def queue_runner_up(record: TuneRecord, lookup: Lookup, caller: Stream,
                     args: tuple[object, ...]) -> None:
     """Under COMPILE_ONLY: queue the runner-up's kernels with the workload's."""
     name = runner_up(record, lookup)
@@ -97,7 +96,8 @@ class Verdict:
             return True
         return self.winner_s <= self.runner_up_s * TOLERANCE
 
-    def as_record(self) -> Record:
+    def as_json(self) -> dict[str, Any]:
+        """The record's "verified" field (`TuneRecord.verified`)."""
         return {"outcome": "kept" if self.kept else "re-tuned", "kept": self.kept,
                 "host": HOST, "at": time.time(), "was": self.was, "winner": self.winner,
                 "winner_s": self.winner_s, "runner_up": self.runner_up,
@@ -105,12 +105,12 @@ class Verdict:
                 "tolerance": TOLERANCE}
 
 
-def time_answer(record: Record, lookup: Lookup, caller: Stream, args: tuple[object, ...],
+def time_answer(record: TuneRecord, lookup: Lookup, caller: Stream, args: tuple[object, ...],
                 measure_args: Callable[..., tuple[object, ...]] | None,
                 describe: str) -> Verdict:
     """Race the record's winner against its runner-up on this device (scratch inputs,
     unwritten memory replaced, as a tune measures)."""
-    winner = str(record["winner"])
+    winner = record.winner
     second = runner_up(record, lookup)
     names = [n for n in (winner, second) if n is not None]
     candidates = {n: found for n in names if (found := lookup(n)) is not None}
@@ -124,7 +124,6 @@ def time_answer(record: Record, lookup: Lookup, caller: Stream, args: tuple[obje
     build_queued(stream)
     measured, _ = race(candidates, stream, inputs, POLICY, describe)
     median = {n: m.median for n, m in measured.items()}
-    was = (record.get("grade") if record.get("grade", "exact") != "exact"
-           else f"imported from {record.get('host')}")
+    was = record.grade if record.grade != "exact" else f"imported from {record.host}"
     return Verdict(winner, median.get(winner), second, median.get(second) if second else None,
-                   POLICY.total_samples, str(was))
+                   POLICY.total_samples, was)

@@ -41,7 +41,7 @@ def test_winner_record_has_every_measurement(stream):
     tunable = make_tunable(unique(), fresh(SOURCE))
     out, x = buffers(stream)
     tunable(stream, out, x, 4096)
-    record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
+    record = clmodes.default_store().get_tune_json(*tunable.tune_key(stream, (out, x, 4096)))
     assert record["winner"] == tunable.winner(stream, out, x, 4096)
     assert record["statistic"] == "median"
     measured = set(record["measurements"]) | set(record["dropped"])
@@ -166,7 +166,7 @@ def test_measurements_use_profiling_events(stream):
                       candidates={**good, "idle": lambda stream, *args: None})
     out, x = buffers(stream)
     tunable(stream, out, x, 4096)
-    record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
+    record = clmodes.default_store().get_tune_json(*tunable.tune_key(stream, (out, x, 4096)))
     assert "launched nothing" in record["dropped"]["idle"]
 
 
@@ -180,7 +180,7 @@ def test_clearly_slower_candidate_is_screened_at_warm_up(stream, slow_first):
     tunable = Tunable(unique(), key=lambda out, x, n: n, candidates=candidates)
     out, x = buffers(stream)
     tunable(stream, out, x, 4096)
-    record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
+    record = clmodes.default_store().get_tune_json(*tunable.tune_key(stream, (out, x, 4096)))
     assert record["winner"] == "ITEMS=4"
     assert record["dropped"]["slow"].startswith("screened")
     assert "slow" not in record["measurements"]
@@ -195,7 +195,7 @@ def test_without_screening_a_slower_candidate_is_dropped_after_first_samples(str
     tunable.policy = policy
     out, x = buffers(stream)
     tunable(stream, out, x, 4096)
-    record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
+    record = clmodes.default_store().get_tune_json(*tunable.tune_key(stream, (out, x, 4096)))
     assert record["winner"] == "ITEMS=4"
     assert record["dropped"]["slow"].startswith("slower")
 
@@ -266,7 +266,7 @@ def test_a_short_kernel_is_run_several_times_per_sample(stream):
         tunable.policy = policy
         calls.update(dict.fromkeys(calls, 0))
         tunable(stream, out, x, 256)
-        record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 256)))
+        record = clmodes.default_store().get_tune_json(*tunable.tune_key(stream, (out, x, 256)))
         for name, measured in record["measurements"].items():
             runs = measured.get("runs_per_sample", 1)
             assert (runs > 1) is repeated, (name, runs)

@@ -58,7 +58,7 @@ def arrays(stream, dtype=np.float32, seed=0):
 
 
 def record_of(tunable, stream, args):
-    return clmodes.default_store().get_tune(*tunable.tune_key(stream, args))
+    return clmodes.default_store().get_tune_json(*tunable.tune_key(stream, args))
 
 
 def wrong(record):
@@ -77,9 +77,9 @@ def test_a_fast_wrong_candidate_never_wins_and_tune_show_says_why(stream, collec
     reason = record["dropped"]["fast"]
     assert reason.startswith("differs from the reference 'slow': argument 0: max abs error ")
     assert record["check"]["reference"] == "slow" and record["check"]["candidates"] == 3
-    stored = clmodes.default_store().measurements(*tunable.tune_key(stream, (out, x, N))[:3])
+    stored = clmodes.default_store().measurement_records(*tunable.tune_key(stream, (out, x, N))[:3])
     (fast,) = [value for (name, _), value in stored.items() if name == "fast"]
-    assert fast == {"dropped": reason, "kind": "wrong", "reference": "slow"}  # persisted: not measured again
+    assert fast.to_json() == {"dropped": reason, "kind": "wrong", "reference": "slow"}  # persisted: not measured again
     tunable(stream, out, x, N)  # EXECUTE: the winner runs, right
     np.testing.assert_array_equal(out.get(), 2 * x.get())
     assert cli(["tune", "show", tunable.name]) == 0
@@ -211,7 +211,7 @@ def test_a_wrong_verdict_is_stored_and_stands_until_the_kernels_change(stream):
 
     def retune(tunable):
         key = tunable.tune_key(stream, (out, x, N))
-        clmodes.default_store().drop_stale_tune(*key, clmodes.default_store().get_tune(*key))
+        clmodes.default_store().drop_stale_tune(*key, clmodes.default_store().tune_record(*key))
         default_runtime().tunes.forget()
         tunable(stream, out, x, N)
         return record_of(tunable, stream, (out, x, N))

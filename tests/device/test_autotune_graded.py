@@ -34,13 +34,13 @@ def _synthetic(model: str, kind: str) -> str:
 def _move(store, key, to_model: str, winner: str) -> None:
     """Re-file the decision under another model, with another winner (so that taking it
     shows), and forget this model's."""
-    record = store.get_tune(*key)
+    record = store.get_tune_json(*key)
     measured = record["measurements"]
     record["winner"] = winner  # as if measured fastest there
     fastest = min(m["median_s"] for m in measured.values())
     record["measurements"] = {winner: {**measured[winner], "median_s": fastest / 2},
                               **{n: m for n, m in measured.items() if n != winner}}
-    store.put_tune(to_model, *key[1:], record)
+    store.put_tune_json(to_model, *key[1:], record)
     store.forget_tunes([(FORMAT_VERSION, *key)])
     default_runtime().tunes.forget()
 
@@ -52,13 +52,13 @@ def test_a_synthetic_models_decision_answers_graded(stream, collector, kind):
     tunable(stream, out, x, 4096)
     key = tunable.tune_key(stream, (out, x, 4096))
     store = clmodes.default_store()
-    measured = list(store.get_tune(*key)["measurements"])
+    measured = list(store.get_tune_json(*key)["measurements"])
     if len(measured) < 2:
         pytest.skip("fewer than two candidates measured")
     loser = measured[-1]  # the slowest: never this device's own winner
     other = _synthetic(key.model, kind)
     _move(store, key, other, loser)
-    assert store.get_tune(*key) is None
+    assert store.get_tune_json(*key) is None
 
     out.fill(0)
     with ProcessModeOverride(ProcessMode.EXECUTE, collector):
@@ -66,7 +66,7 @@ def test_a_synthetic_models_decision_answers_graded(stream, collector, kind):
     assert keys(collector) == 0
     np.testing.assert_allclose(out.get(), 2 * x.get())
     assert tunable.winner(stream, out, x, 4096) == loser
-    answered = store.get_tune(*key)
+    answered = store.get_tune_json(*key)
     assert answered["grade"] == kind and answered["graded_from"] == [other]
     assert answered["measured_here"] == 0
     (entry,) = [e for e in report.tuned_keys(store, key.model, key.tunable)]
@@ -81,12 +81,12 @@ def test_binaries_stay_exact_and_a_measured_decision_wins(stream, collector):
     tunable(stream, out, x, 4096)
     key = tunable.tune_key(stream, (out, x, 4096))
     store = clmodes.default_store()
-    mine = store.get_tune(*key)["winner"]
+    mine = store.get_tune_json(*key)["winner"]
     other = next(n for n in tunable.candidates if n != mine)
-    record = {**store.get_tune(*key), "winner": other}
-    store.put_tune(_synthetic(key.model, "family"), *key[1:], record)
+    record = {**store.get_tune_json(*key), "winner": other}
+    store.put_tune_json(_synthetic(key.model, "family"), *key[1:], record)
     default_runtime().tunes.forget()
     with ProcessModeOverride(ProcessMode.EXECUTE, collector):
         tunable(stream, out, x, 4096)
     assert tunable.winner(stream, out, x, 4096) == mine and keys(collector) == 0
-    assert store.get_tune(*key).get("grade", "exact") == "exact"
+    assert store.get_tune_json(*key).get("grade", "exact") == "exact"

@@ -33,7 +33,7 @@ def spied_tunable(caller_x):
 
 
 def record_of(tunable, stream, args):
-    return clmodes.default_store().get_tune(*tunable.tune_key(stream, args))
+    return clmodes.default_store().get_tune_json(*tunable.tune_key(stream, args))
 
 
 def test_nan_and_subnormal_inputs_are_measured_on_uniform_values(stream, collector):

@@ -65,7 +65,7 @@ def started(name, start, configs=None, strategy=None):
 def record_of(tunable, stream, args):
     from clmodes import default_store
 
-    return default_store().get_tune(*tunable.tune_key(stream, args))
+    return default_store().get_tune_json(*tunable.tune_key(stream, args))
 
 
 def test_start_configs_are_the_first_generation(stream, collector, build_spy):

@@ -34,7 +34,7 @@ def graded(stream):
     tunable(stream, out, x, N)
     key = tunable.tune_key(stream, (out, x, N))
     store = clmodes.default_store()
-    measured = store.get_tune(*key)
+    measured = store.get_tune_json(*key)
     assert measured["winner"] != "slow"
     fast = measured["winner"]
 
@@ -43,7 +43,7 @@ def graded(stream):
         record = {**measured, "winner": winner,
                   "measurements": {winner: {"median_s": 1e-6}, other: {"median_s": 2e-6}}}
         store.forget_tunes([(FORMAT_VERSION, *key)])
-        store.put_tune(_family(key.model), *key[1:], record)
+        store.put_tune_json(_family(key.model), *key[1:], record)
         default_runtime().tunes.forget()
         return tunable, key, out, x
 
@@ -61,17 +61,17 @@ def test_a_right_answer_is_verified_once_and_kept(stream, collector, graded):
     store = clmodes.default_store()
     _call(tunable, stream, out, x, ProcessMode.EXECUTE, collector)  # answered, not timed
     np.testing.assert_allclose(out.get(), 2 * x.get())
-    assert store.get_tune(*key)["grade"] == "family" and "verified" not in store.get_tune(*key)
+    assert store.get_tune_json(*key)["grade"] == "family" and "verified" not in store.get_tune_json(*key)
     _call(tunable, stream, out, x, ProcessMode.COMPILE_AND_AUTOTUNE, collector)  # a warm
-    verified = store.get_tune(*key)["verified"]
+    verified = store.get_tune_json(*key)["verified"]
     assert verified["outcome"] == "kept" and verified["was"] == "family"
     assert verified["winner"] == graded.fast and verified["runner_up"] == "slow"
     assert verified["winner_s"] < verified["runner_up_s"]
-    assert store.get_tune(*key)["grade"] == "family" and keys(collector) == 0
+    assert store.get_tune_json(*key)["grade"] == "family" and keys(collector) == 0
     # once: a later warm (a fresh cache) leaves it as it is
     default_runtime().tunes.forget()
     _call(tunable, stream, out, x, ProcessMode.COMPILE_AND_AUTOTUNE, collector)
-    assert store.get_tune(*key)["verified"] == verified
+    assert store.get_tune_json(*key)["verified"] == verified
 
 
 def test_a_slow_answer_is_re_tuned_here(stream, collector, graded):
@@ -81,7 +81,7 @@ def test_a_slow_answer_is_re_tuned_here(stream, collector, graded):
     assert tunable.winner(stream, out, x, N) == "slow" and keys(collector) == 0
     np.testing.assert_allclose(out.get(), 2 * x.get())
     _call(tunable, stream, out, x, ProcessMode.COMPILE_AND_AUTOTUNE, collector)
-    record = store.get_tune(*key)
+    record = store.get_tune_json(*key)
     assert record["verified"]["outcome"] == "re-tuned" and record["verified"]["was"] == "family"
     assert record["verified"]["runner_up_s"] * 1.1 < record["verified"]["winner_s"]
     assert record.get("grade", "exact") == "exact" and record["winner"] == graded.fast
@@ -93,7 +93,7 @@ def test_execute_times_only_under_first_use(stream, collector, graded, monkeypat
     tunable, key, out, x = graded("slow")
     monkeypatch.setenv("CLMODES_VERIFY", "first-use")
     _call(tunable, stream, out, x, ProcessMode.EXECUTE, collector)
-    record = clmodes.default_store().get_tune(*key)
+    record = clmodes.default_store().get_tune_json(*key)
     assert record["verified"]["outcome"] == "re-tuned" and record["winner"] == graded.fast
     np.testing.assert_allclose(out.get(), 2 * x.get())
 

@@ -30,7 +30,7 @@ def maker_store(path, device, binaries, args=None) -> Store:
     """A store with a tune result and `binaries` ((batch, kernel name, bytes)) for `device`,
     each kernel row with argument info `args`."""
     store = Store(path)
-    store.put_tune(device.fingerprint.model, "op", "k", "c0", {"winner": "w"})
+    store.put_tune_json(device.fingerprint.model, "op", "k", "c0", {"winner": "w"})
     for batch, name, data in binaries:
         store.put_binary(device.fingerprint.exact, batch, [f"unit-{batch}"], data,
                          [(f"kernel-{batch}", name, args)])

@@ -134,7 +134,7 @@ def test_tune_records_roofline_per_candidate_when_a_probe_is_cached(stream, tmp_
     out, x = buffers(stream, n=1 << 16)
     tunable(stream, out, x, 1 << 16)
     key = tunable.tune_key(stream, (out, x, 1 << 16))
-    record = clmodes.default_store().get_tune(*key)
+    record = clmodes.default_store().get_tune_json(*key)
     assert record["cost"]["bytes_moved"] == 8 * (1 << 16) and record["cost"]["flops"] == 0
     for measurement in record["measurements"].values():
         assert measurement["roofline"] == pytest.approx(
@@ -144,7 +144,7 @@ def test_tune_records_roofline_per_candidate_when_a_probe_is_cached(stream, tmp_
 
     # `bundle inspect` shows it per tuned key.
     shipped = Store(tmp_path / "ship")
-    shipped.put_tune(*key, record)
+    shipped.put_tune_json(*key, record)
     bundle.export(tmp_path / "b.clmodes", store=shipped)
     (row,) = bundle.inspect(tmp_path / "b.clmodes")["roofline"]
     assert row["tunable"] == tunable.name and row["winner"] == record["winner"]
@@ -158,7 +158,7 @@ def test_tune_never_triggers_a_probe(stream, tmp_path):
         tunable = cost_tunable(f"no-probe-{uuid.uuid4().hex[:8]}")
         out, x = buffers(stream)
         tunable(stream, out, x, 4096)
-        record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, 4096)))
+        record = clmodes.default_store().get_tune_json(*tunable.tune_key(stream, (out, x, 4096)))
         assert "roofline" not in record and "cost" not in record
         assert all("roofline" not in m for m in record["measurements"].values())
         assert cached(stream.device) is None and clmodes.default_store().count("probe") == 0

@@ -106,7 +106,7 @@ def test_tune_list_fits_the_terminal_and_a_pipe_gets_every_value_whole(tmp_path)
     from clmodes.store import Store
 
     key, winner = "k" * 150, "w" * 90
-    Store(tmp_path).put_tune("model-x", "a_rather_long_tunable_name", key, "c", {"winner": winner})
+    Store(tmp_path).put_tune_json("model-x", "a_rather_long_tunable_name", key, "c", {"winner": winner})
     narrow = run_cli(tmp_path, "tune", "list", COLUMNS="100")
     assert narrow.returncode == 0, narrow.stderr
     rows = narrow.stdout.splitlines()[2:]

@@ -111,11 +111,13 @@ def test_prune_keeps_the_most_recently_used(tmp_path, runtime):
 
 HOLD_LEASE = """
 import os, platform, time
+from clmodes.records.measurement import CandidateMeasurement, Outcome
 from clmodes.store import Store
 store = Store(os.environ["CLMODES_CACHE_DIR"])
 key, owner = ("model-x", "held", '{"n":1}', "cands"), f"{platform.node()}:{os.getpid()}:test"
 assert store.claim_tune(key, owner).mine
-store.put_measurement("model-x", "held", '{"n":1}', "slow", "identity", {"median_s": 0.5})
+store.put_measurement_record("model-x", "held", '{"n":1}', "slow", "identity",
+                             CandidateMeasurement(Outcome.MEASURED, 0.5))
 print("claimed", flush=True)
 while True:  # a tune in progress: beating until killed
     store.beat_tune(key, owner)

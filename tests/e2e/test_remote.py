@@ -28,7 +28,7 @@ WARM = ("import json, logging, clmodes; from support import tunables; "
 # the pid the controller gave, then the workload runs: its misses meet a dead remote.
 MID_RUN = """
 import os, signal, clmodes
-clmodes.default_store().get_tune("m", "t", "k", "c")
+clmodes.default_store().get_tune_json("m", "t", "k", "c")
 os.kill(int(os.environ["REDIS_PID"]), getattr(signal, os.environ["REDIS_SIGNAL"]))
 """ + RUN_WORKLOAD
 
@@ -259,7 +259,7 @@ logging.basicConfig(level=logging.WARNING)
 os.kill(int(os.environ["REDIS_PID"]), signal.SIGSTOP)
 store, found = clmodes.Store(None), []
 def miss(n):
-    found.append(store.get_tune("m", "t", f"k{n}", "c"))
+    found.append(store.get_tune_json("m", "t", f"k{n}", "c"))
     found.append(store.kernel_batches("e", [f"kernel{n}"]))
 threads = [threading.Thread(target=miss, args=(n,)) for n in range(8)]
 for t in threads: t.start()

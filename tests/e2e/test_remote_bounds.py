@@ -37,7 +37,7 @@ logging.basicConfig(level=logging.WARNING)
 store = clmodes.Store(None)
 started = time.monotonic()
 for n in range(20):
-    store.get_tune("m", "t", f"k{n}", "c")
+    store.get_tune_json("m", "t", f"k{n}", "c")
     store.kernel_batches("e", [f"kernel{n}"])
 print(json.dumps({"seconds": time.monotonic() - started}))
 """

@@ -22,9 +22,9 @@ print("open", flush=True)
 while not os.path.exists(sys.argv[2]):
     time.sleep(0.01)
 me = sys.argv[3]
-store.put_tune("model", "t", me + "-before", "c", {"winner": me})  # into the damaged file
+store.put_tune_json("model", "t", me + "-before", "c", {"winner": me})  # into the damaged file
 store.entries()  # reads every binary: meets damage in one
-store.put_tune("model", "t", me + "-after", "c", {"winner": me})
+store.put_tune_json("model", "t", me + "-after", "c", {"winner": me})
 print(json.dumps({"location": store.location, "memory": store.in_memory}))
 """
 
@@ -72,7 +72,7 @@ while not os.path.exists(sys.argv[2]):
     time.sleep(0.01)
 with store.deferred():  # a warm's one commit, after the damage
     for i in range(3):
-        store.put_tune("model", "t", f"{sys.argv[3]}-warmed-{i}", "c", {"winner": "w"})
+        store.put_tune_json("model", "t", f"{sys.argv[3]}-warmed-{i}", "c", {"winner": "w"})
 print(json.dumps({"memory": store.in_memory}))
 """
 

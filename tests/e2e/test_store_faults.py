@@ -126,7 +126,7 @@ print("open", flush=True)
 while not os.path.exists(sys.argv[2]):
     time.sleep(0.01)
 entries = store.entries()
-store.put_tune("model", "t", sys.argv[3], "c", {"winner": sys.argv[3]})
+store.put_tune_json("model", "t", sys.argv[3], "c", {"winner": sys.argv[3]})
 print(json.dumps({"binaries": len(entries.binaries), "location": store.location}))
 """
 
@@ -158,10 +158,10 @@ import json, sys
 from clmodes.store import Store
 store = Store(sys.argv[1])
 before = store.count("tune")
-store.put_tune("model", "t", "new key", "c", {"winner": "mine"})
+store.put_tune_json("model", "t", "new key", "c", {"winner": "mine"})
 print(json.dumps({"read_only": store.read_only, "reason": store.read_only_reason,
                   "before": before, "after": store.count("tune"),
-                  "mine": store.get_tune("model", "t", "new key", "c")}))
+                  "mine": store.get_tune_json("model", "t", "new key", "c")}))
 """
 
 
@@ -183,7 +183,7 @@ from clmodes.store import Store
 while time.time() < float(sys.argv[2]):
     pass
 store = Store(sys.argv[1])
-store.put_tune("model", "t", sys.argv[3], "c", {"winner": sys.argv[3]})
+store.put_tune_json("model", "t", sys.argv[3], "c", {"winner": sys.argv[3]})
 print(json.dumps({"memory": store.in_memory}))
 """
 

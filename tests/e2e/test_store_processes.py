@@ -83,7 +83,7 @@ def test_processes_opening_a_new_store_at_once_share_it(tmp_path):
         f"while time.time() < {start}: pass\n"
         "store = Store(sys.argv[1])\n"
         "mine = f'p{sys.argv[2]}'\n"
-        "got = store.put_tune('model', 'race', '{}', 'c', {'winner': mine})['winner']\n"
+        "got = store.put_tune_json('model', 'race', '{}', 'c', {'winner': mine})['winner']\n"
         "print(json.dumps({'memory': store.in_memory, 'winner': got}))\n"
     )
     procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), str(i)],

@@ -119,7 +119,7 @@ class Fuzz:
         path = self.folder / "case.clmodes"
         path.write_bytes(data)
         target = Store(self.folder / f"target-{self.cases}")
-        target.put_tune("local model", "mine", "k", "c", {"winner": "local"})
+        target.put_tune_json("local model", "mine", "k", "c", {"winner": "local"})
         before = target.entries()
         signal.alarm(CASE_SECONDS)
         try:

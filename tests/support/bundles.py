@@ -24,7 +24,7 @@ def fixture_device(name: str, index: int = 0) -> Device:
 def fill(store: Store, device: Device, tunable: str = "op", keys=(1, 2), blob=b"binary") -> None:
     fp = device.fingerprint
     for k in keys:
-        store.put_tune(fp.model, tunable, json.dumps({"n": k}), "c0", {"winner": f"w{k}"})
+        store.put_tune_json(fp.model, tunable, json.dumps({"n": k}), "c0", {"winner": f"w{k}"})
     store.put_binary(fp.exact, f"batch-{tunable}", ["u1"], blob + fp.exact.encode(),
                      [(f"kernel-{tunable}", "k", None)])
 
@@ -60,7 +60,7 @@ def small_bundle(tmp_path_factory, signing_key) -> bytes:
 def target(tmp_path) -> Store:
     """A local store with an entry of its own, which no bad bundle may disturb."""
     store = Store(tmp_path / "target")
-    store.put_tune("local model", "mine", "k", "c", {"winner": "local"})
+    store.put_tune_json("local model", "mine", "k", "c", {"winner": "local"})
     return store
 
 
@@ -92,7 +92,7 @@ def tune_only_bundle(path: Path, device: Device | None = None) -> Path:
     """A bundle of tune results only (no binaries), unsigned."""
     store = Store(path.parent / f"{path.stem}-store")
     model = (device or fixture_device("nvidia-rtx4090-550")).fingerprint.model
-    store.put_tune(model, "op", "k", "c0", {"winner": "w"})
+    store.put_tune_json(model, "op", "k", "c0", {"winner": "w"})
     bundle.export(path, store=store)
     return path
 

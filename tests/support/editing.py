@@ -45,7 +45,7 @@ def run(name: str, n: int = 2048, **edits: bool) -> str:
     with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, collector):
         tunable(stream, out, x, n)
     key = tunable.tune_key(stream, (out, x, n))
-    record = clmodes.default_store().get_tune(*key) or {}
+    record = clmodes.default_store().get_tune_json(*key) or {}
     return json.dumps({
         "keys": clmodes.StatisticsReader(collector).statistics().autotune.keys,
         "ok": bool(np.allclose(out.get(), 2 * x.get())),

@@ -47,7 +47,7 @@ def filled_store(directory: Path, binary_bytes: int = 200_000) -> None:
     """A closed store holding one tune result and one binary big enough that the middle of
     the file is one of its pages (no OpenCL needed)."""
     store = Store(directory)
-    store.put_tune("model", "t", "k", "c", {"winner": "a"})
+    store.put_tune_json("model", "t", "k", "c", {"winner": "a"})
     store.put_binary("exact", "batch", ["unit"], os.urandom(binary_bytes),
                      [("kernel-key", "k", None)])
     store.close()

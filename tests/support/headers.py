@@ -71,7 +71,7 @@ def tune(name: str, folder: str, n: int = 2048) -> str:
     collector = clmodes.StatisticsCollector()
     with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, collector):
         tunable(stream, out, x, n)
-    record = clmodes.default_store().get_tune(*tunable.tune_key(stream, (out, x, n))) or {}
+    record = clmodes.default_store().get_tune_json(*tunable.tune_key(stream, (out, x, n))) or {}
     return json.dumps({
         "keys": clmodes.StatisticsReader(collector).statistics().autotune.keys,
         "ok": bool(np.allclose(out.get(), 2 * x.get())),

@@ -71,7 +71,7 @@ def run(name: str, n: int = 4096, mode: str = "EXECUTE", **options) -> str:
         tunable(stream, out, x, n)
         builds = spy.calls
     key = tunable.tune_key(stream, (out, x, n))
-    record = clmodes.default_store().get_tune(*key) or {}
+    record = clmodes.default_store().get_tune_json(*key) or {}
     return json.dumps({
         "keys": clmodes.StatisticsReader(collector).statistics().autotune.keys,
         "ok": bool(np.allclose(out.get(), 2 * x.get())) if mode == "EXECUTE" else None,

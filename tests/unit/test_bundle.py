@@ -26,7 +26,7 @@ def test_round_trip_applies_exact_device(small_bundle, tmp_path, target, signing
     assert by_match["none"]["model"].startswith("AMD")
     assert "vendor" in by_match["none"]["differs"]
     assert report["added"] == {"tune": 2, "binaries": 1, "kernels": 1}
-    assert target.get_tune(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0")["winner"] == "w1"
+    assert target.get_tune_json(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0")["winner"] == "w1"
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -98,11 +98,11 @@ def test_local_entries_win(tmp_path):
     nvidia = fixture_device("nvidia-rtx4090-550")
     source, local = Store(tmp_path / "source"), Store(tmp_path / "local")
     fill(source, nvidia)
-    local.put_tune(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0", {"winner": "mine"})
+    local.put_tune_json(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0", {"winner": "mine"})
     bundle.export(tmp_path / "b.clmodes", store=source)
     report = bundle.install(tmp_path / "b.clmodes", local, local=[nvidia], allow_unsigned=True)
     assert report["added"]["tune"] == 1  # key 2 only
-    assert local.get_tune(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0")["winner"] == "mine"
+    assert local.get_tune_json(nvidia.fingerprint.model, "op", json.dumps({"n": 1}), "c0")["winner"] == "mine"
 
 
 def test_driver_change_keeps_tunes_drops_binaries(tmp_path):

@@ -173,7 +173,7 @@ def binary_bundle(tmp_path, signing_key, binary: bytes, args=None) -> bytes:
 
     device = fixture_device("nvidia-rtx4090-550")
     store = Store(tmp_path / "maker")
-    store.put_tune(device.fingerprint.model, "op", "k", "c0", {"winner": "w"})
+    store.put_tune_json(device.fingerprint.model, "op", "k", "c0", {"winner": "w"})
     store.put_binary(device.fingerprint.exact, "batch-x", ["u1"], binary, [("kernel-x", "twice", args)])
     bundle.export(tmp_path / "made.clmodes", store=store, sign=signing_key)
     return (tmp_path / "made.clmodes").read_bytes()

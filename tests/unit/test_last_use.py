@@ -19,7 +19,7 @@ EXACT = "Vendor | Model | 2CU | host memory | OpenCL 3.0 | driver 1 | OpenCL 3.0
 def filled(directory) -> Store:
     store = Store(directory)
     store.put_binary(EXACT, "batch", ["unit"], b"\x7fELF" + bytes(200), [("key", "name", None)])
-    store.put_tune("Vendor | Model", "tunable", "{}", "cands", {"winner": "a"})
+    store.put_tune_json("Vendor | Model", "tunable", "{}", "cands", {"winner": "a"})
     return store
 
 
@@ -32,7 +32,7 @@ def test_a_read_notes_and_a_flush_writes_once(tmp_path):
     store = filled(tmp_path)
     before = time.time()
     assert store.get_binary(EXACT, "batch") is not None
-    assert store.get_tune("Vendor | Model", "tunable", "{}", "cands") is not None
+    assert store.get_tune_json("Vendor | Model", "tunable", "{}", "cands") is not None
     assert rows(tmp_path) == []  # noted, not written: a read never writes
     assert store.uses.flush()
     (binary, tune) = rows(tmp_path)

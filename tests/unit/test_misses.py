@@ -46,7 +46,7 @@ def test_describe_changes_names_source_and_options():
 def test_tune_misses():
     store = Store(None)
     assert "no decision is stored" in store.why_tune_missed(MODEL, "mm", '{"n":1}', "c")
-    store.put_tune(MODEL, "mm", '{"n":2}', "c", {"winner": "a"})
+    store.put_tune_json(MODEL, "mm", '{"n":2}', "c", {"winner": "a"})
     assert store.why_tune_missed(MODEL, "mm", '{"n":1}', "c").startswith("another shape")
     assert "its candidates or space changed" in store.why_tune_missed(MODEL, "mm", '{"n":2}', "d")
     assert "no decision for this device model" in store.why_tune_missed("Intel | x", "mm", '{"n":2}', "c")

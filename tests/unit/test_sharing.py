@@ -158,7 +158,7 @@ def test_two_tuners_share_one_local_search(stream):
     assert hooks[0].reraced == 1 and hooks[1].reraced == 0
     # Both stores hold every measurement of the group (a re-tune there reuses them).
     for store in stores:
-        assert len(store.measurements(*key[:3])) >= 8
+        assert len(store.measurement_records(*key[:3])) >= 8
 
 
 def test_a_leader_that_never_decides_is_replaced_by_the_next_rank():

@@ -21,8 +21,8 @@ def test_corrupt_database_is_moved_aside(tmp_path, caplog):
     assert not store.in_memory and store.count("tune") == 0
     aside = list(tmp_path.glob(f"{FILENAME}.corrupt-*"))
     assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not")
-    store.put_tune("m", "t", "k", "c", {"winner": "a"})
-    assert store.get_tune("m", "t", "k", "c")["winner"] == "a"
+    store.put_tune_json("m", "t", "k", "c", {"winner": "a"})
+    assert store.get_tune_json("m", "t", "k", "c")["winner"] == "a"
 
 
 def test_unwritable_location_falls_back_to_memory(tmp_path, caplog):
@@ -31,8 +31,8 @@ def test_unwritable_location_falls_back_to_memory(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="clmodes"):
         store = Store(blocker / "cache")
     assert store.in_memory and "in memory" in caplog.text
-    store.put_tune("m", "t", "k", "c", {"winner": "a"})
-    assert store.get_tune("m", "t", "k", "c") == {"winner": "a"}
+    store.put_tune_json("m", "t", "k", "c", {"winner": "a"})
+    assert store.get_tune_json("m", "t", "k", "c") == {"winner": "a"}
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
@@ -46,21 +46,21 @@ def test_read_only_directory_falls_back_to_memory(tmp_path):
 
 def test_unreadable_row_is_a_miss_with_a_warning(tmp_path, caplog):
     store = Store(tmp_path)
-    store.put_tune("m", "t", "k", "c", {"winner": "a"})
+    store.put_tune_json("m", "t", "k", "c", {"winner": "a"})
     with store.transaction() as connection:
         connection.execute("UPDATE tune SET value = '{not json'")
     with caplog.at_level(logging.WARNING, logger="clmodes"):
-        assert store.get_tune("m", "t", "k", "c") is None
+        assert store.get_tune_json("m", "t", "k", "c") is None
     assert "unreadable tune entry" in caplog.text
 
 
 def test_unreadable_row_is_replaced_by_the_next_tune(tmp_path):
     store = Store(tmp_path)
-    store.put_tune("m", "t", "k", "c", {"winner": "a"})
+    store.put_tune_json("m", "t", "k", "c", {"winner": "a"})
     with store.transaction() as connection:
         connection.execute("UPDATE tune SET value = '{not json'")
-    assert store.put_tune("m", "t", "k", "c", {"winner": "b"})["winner"] == "b"
-    assert store.get_tune("m", "t", "k", "c")["winner"] == "b"
+    assert store.put_tune_json("m", "t", "k", "c", {"winner": "b"})["winner"] == "b"
+    assert store.get_tune_json("m", "t", "k", "c")["winner"] == "b"
 
 
 def test_open_waits_out_a_writer_sqlite_does_not_wait_for(tmp_path, caplog):
@@ -80,14 +80,14 @@ def test_open_waits_out_a_writer_sqlite_does_not_wait_for(tmp_path, caplog):
     release.join()
     assert not store.in_memory and "clmodes store" not in caplog.text
     assert time.perf_counter() - started >= 0.4
-    assert store.put_tune("m", "t", "k", "c", {"winner": "a"})["winner"] == "a"
+    assert store.put_tune_json("m", "t", "k", "c", {"winner": "a"})["winner"] == "a"
     connection = sqlite3.connect(tmp_path / FILENAME)
     assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def test_store_uses_wal_and_holds_only_json(tmp_path):
     store = Store(tmp_path)
-    store.put_tune("m", "t", "k", "c", {"winner": "a", "measurements": {}})
+    store.put_tune_json("m", "t", "k", "c", {"winner": "a", "measurements": {}})
     connection = sqlite3.connect(tmp_path / FILENAME)
     assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     (value,) = connection.execute("SELECT value FROM tune").fetchone()
@@ -96,28 +96,28 @@ def test_store_uses_wal_and_holds_only_json(tmp_path):
 
 def test_first_recorded_winner_is_kept(tmp_path):
     store = Store(tmp_path)
-    assert store.put_tune("m", "t", "k", "c", {"winner": "a"})["winner"] == "a"
-    assert store.put_tune("m", "t", "k", "c", {"winner": "b"})["winner"] == "a"
+    assert store.put_tune_json("m", "t", "k", "c", {"winner": "a"})["winner"] == "a"
+    assert store.put_tune_json("m", "t", "k", "c", {"winner": "b"})["winner"] == "a"
 
 
 def test_a_tune_inside_a_deferral_reads_back_the_stored_winner(tmp_path):
     first, second = Store(tmp_path), Store(tmp_path)  # two processes' connections
     key = ("model", "t", '{"n": 1}', "abc")
-    assert first.put_tune(*key, {"winner": "b"})["winner"] == "b"
+    assert first.put_tune_json(*key, {"winner": "b"})["winner"] == "b"
     with second.deferred():
-        assert second.put_tune(*key, {"winner": "a"})["winner"] == "b"
-    assert first.get_tune(*key)["winner"] == "b"
+        assert second.put_tune_json(*key, {"winner": "a"})["winner"] == "b"
+    assert first.get_tune_json(*key)["winner"] == "b"
 
 
 def test_a_deferral_holds_only_its_own_contexts_writes(tmp_path):
     store = Store(tmp_path)
     mine, theirs = ("m", "mine", "{}", "x"), ("m", "theirs", "{}", "x")
     with store.deferred():
-        store.put_tune(*mine, {"winner": "a"})
-        other = threading.Thread(target=store.put_tune, args=(*theirs, {"winner": "b"}))
+        store.put_tune_json(*mine, {"winner": "a"})
+        other = threading.Thread(target=store.put_tune_json, args=(*theirs, {"winner": "b"}))
         other.start()
         other.join()
         reader = Store(tmp_path)
-        assert reader.get_tune(*theirs)["winner"] == "b"  # written at once
-        assert reader.get_tune(*mine) is None  # held until the block ends
-    assert Store(tmp_path).get_tune(*mine)["winner"] == "a"
+        assert reader.get_tune_json(*theirs)["winner"] == "b"  # written at once
+        assert reader.get_tune_json(*mine) is None  # held until the block ends
+    assert Store(tmp_path).get_tune_json(*mine)["winner"] == "a"

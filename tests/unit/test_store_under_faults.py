@@ -39,11 +39,11 @@ def test_an_immutable_store_is_read_and_its_writes_stay_in_memory(tmp_path, immu
     assert store.read_only and again.read_only
     assert not store.persistent and store.fell_back and not store.in_memory
     assert caplog.text.count("is read-only") == 1 and str(path) in caplog.text
-    assert store.get_tune("model", "t", "k", "c") == {"winner": "a"}
+    assert store.get_tune_json("model", "t", "k", "c") == {"winner": "a"}
     assert store.get_binary("exact", "batch") is not None
-    store.put_tune("model", "t", "k2", "c", {"winner": "b"})  # into the copy in memory
-    assert store.get_tune("model", "t", "k2", "c") == {"winner": "b"}
-    assert store.get_tune("model", "t", "k", "c") == {"winner": "a"}  # shipped entries stay
+    store.put_tune_json("model", "t", "k2", "c", {"winner": "b"})  # into the copy in memory
+    assert store.get_tune_json("model", "t", "k2", "c") == {"winner": "b"}
+    assert store.get_tune_json("model", "t", "k", "c") == {"winner": "a"}  # shipped entries stay
     assert store.info()["read_only"] is True and store.location == str(path)
     assert path.read_bytes() == before
     assert "write failed" not in caplog.text
@@ -57,11 +57,11 @@ def test_corruption_met_after_opening_is_moved_aside_once(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="clmodes"):
         assert store.get_binary("exact", "batch") is None  # a miss, not an error
         # The fresh store, holding what could still be read of the damaged one.
-        assert store.get_tune("model", "t", "k", "c") == {"winner": "a"}
-        store.put_tune("model", "t", "k2", "c", {"winner": "b"})
+        assert store.get_tune_json("model", "t", "k", "c") == {"winner": "a"}
+        store.put_tune_json("model", "t", "k2", "c", {"winner": "b"})
     (aside,) = aside_files(tmp_path)
     assert caplog.text.count("clmodes store") == 1 and str(aside) in caplog.text
-    assert store.get_tune("model", "t", "k2", "c") == {"winner": "b"}
+    assert store.get_tune_json("model", "t", "k2", "c") == {"winner": "b"}
     fresh = sqlite3.connect(tmp_path / FILENAME)
     assert fresh.execute("SELECT COUNT(*) FROM tune").fetchall() == [(2,)]
     assert fresh.execute("SELECT COUNT(*) FROM binaries").fetchall() == [(0,)]  # the damaged one
@@ -88,4 +88,4 @@ def test_a_store_replaced_since_it_was_found_corrupt_is_not_moved(tmp_path, capl
     with caplog.at_level(logging.WARNING, logger="clmodes"):
         assert move_aside(path, sqlite3.DatabaseError("malformed"), found) is None
     assert not aside_files(tmp_path) and "already moved it aside" in caplog.text
-    assert Store(tmp_path).get_tune("model", "t", "k", "c") == {"winner": "a"}
+    assert Store(tmp_path).get_tune_json("model", "t", "k", "c") == {"winner": "a"}

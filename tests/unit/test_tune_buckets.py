@@ -66,8 +66,8 @@ def test_bucket_errors_name_the_tunable_and_field():
 
 def test_a_miss_by_bucket_is_named():
     store = Store(None)
-    store.put_tune(MODEL, "mm", '{"M":"33..64","N":10}', "c", {"winner": "a"})
-    store.put_tune(MODEL, "mm", '{"M":"33..64","N":32}', "c", {"winner": "a"})
+    store.put_tune_json(MODEL, "mm", '{"M":"33..64","N":10}', "c", {"winner": "a"})
+    store.put_tune_json(MODEL, "mm", '{"M":"33..64","N":32}', "c", {"winner": "a"})
     why = store.why_tune_missed(MODEL, "mm", '{"M":"65..128","N":10}', "c", bucketed=("M",))
     assert why == "another shape bucket (M 65..128 here; decisions are stored for M 33..64)"
     # an unbucketed field that differs is another shape, not another bucket
@@ -79,8 +79,8 @@ def test_a_miss_by_bucket_is_named():
 
 def test_a_bucket_miss_names_only_what_differs_from_the_nearest_key():
     store = Store(None)
-    store.put_tune(MODEL, "mm", '{"M":"33..64","N":"9..16"}', "c", {"winner": "a"})
-    store.put_tune(MODEL, "mm", '{"M":"33..64","N":"17..32"}', "c", {"winner": "a"})
+    store.put_tune_json(MODEL, "mm", '{"M":"33..64","N":"9..16"}', "c", {"winner": "a"})
+    store.put_tune_json(MODEL, "mm", '{"M":"33..64","N":"17..32"}', "c", {"winner": "a"})
     why = store.why_tune_missed(MODEL, "mm", '{"M":"65..128","N":"9..16"}', "c",
                                 bucketed=("M", "N"))
     assert why == "another shape bucket (M 65..128 here; decisions are stored for M 33..64)"

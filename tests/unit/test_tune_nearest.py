@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from clmodes import Fingerprint
+from clmodes.records.tune import TuneRecord
 from clmodes.tune.nearest import Grade, best_across, family_of, grade_of, nearest
 from support.recorded_devices import ALL, fp
 
@@ -57,9 +58,14 @@ def test_families_name_the_architecture():
         family_of("NVIDIA | NVIDIA H100 PCIe | 114CU | 80GiB | OpenCL 3.0")
 
 
-def record(**medians: float) -> dict:
+def raw(**medians: float) -> dict:
+    """A decision's JSON: the fastest wins."""
     ranked = sorted(medians, key=medians.get)
     return {"winner": ranked[0], "measurements": {n: {"median_s": medians[n]} for n in ranked}}
+
+
+def record(**medians: float) -> TuneRecord:
+    return TuneRecord.from_json(raw(**medians))
 
 
 def test_nearest_orders_family_then_vendor_then_across():
@@ -68,8 +74,8 @@ def test_nearest_orders_family_then_vendor_then_across():
     assert [(a.grade, a.sources) for a in answers[:2]] == [
         (Grade.FAMILY, (H200,)), (Grade.VENDOR, (RTX4090,))]
     assert answers[-1].grade is Grade.ACROSS
-    assert answers[0].as_record()["grade"] == "family"
-    assert answers[0].as_record()["graded_from"] == [H200]
+    assert answers[0].as_record().grade == "family"
+    assert answers[0].as_record().graded_from == (H200,)
     # another vendor only: the across answer
     (only,) = nearest(ARC, {XTX: record(b=1, a=3), RTX4090: record(c=1, a=2)})
     assert only.grade is Grade.ACROSS
@@ -85,17 +91,17 @@ def test_best_across_is_the_lowest_geometric_mean_slowdown():
     # a wins on two devices by a hair and loses 4x on the third; b is 1.1x everywhere
     stored = {XTX: record(a=1.0, b=1.1), H200: record(a=1.0, b=1.1), ARC: record(b=1.0, a=4.0)}
     answer = best_across(stored)
-    assert answer.record["winner"] == "b"
-    assert list(answer.record["measurements"])[:2] == ["b", "a"]  # the runner-up second
+    assert answer.record.winner == "b"
+    assert list(answer.record.measurements)[:2] == ["b", "a"]  # the runner-up second
     assert answer.sources == tuple(sorted(stored))
     # a candidate measured on fewer devices does not win on a better average
-    assert best_across({XTX: record(a=1.0, c=0.5), H200: record(a=1.0)}).record["winner"] == "a"
+    assert best_across({XTX: record(a=1.0, c=0.5), H200: record(a=1.0)}).record.winner == "a"
 
 
 def test_a_cpu_is_answered_across_cpus_first():
     stored = {XTX: record(g=1, c=2), EPYC_INTEL.replace("Intel |", "PoCL |"): record(c=1, g=2)}
     (answer,) = nearest(XEON, stored)
-    assert answer.grade is Grade.ACROSS and answer.record["winner"] == "c"
+    assert answer.grade is Grade.ACROSS and answer.record.winner == "c"
 
 
 def test_bundle_inspect_names_the_grade_each_local_device_gets():
@@ -105,8 +111,8 @@ def test_bundle_inspect_names_the_grade_each_local_device_gets():
     from clmodes.store import Store
 
     store = Store(None)
-    store.put_tune(H200, "mm", "{}", "c", record(a=1))
-    store.put_tune(XTX, "mm", "{}", "c", {**record(a=1), "grade": "vendor"})
+    store.put_tune_json(H200, "mm", "{}", "c", raw(a=1))
+    store.put_tune_json(XTX, "mm", "{}", "c", {**raw(a=1), "grade": "vendor"})
     local = [types.SimpleNamespace(label=label, fingerprint=types.SimpleNamespace(model=m))
              for label, m in (("nvl", H200_NVL), ("xt", XT), ("arc", ARC))]
     answers = {a["local_device"]: a for a in answers_here(store.entries(), local)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clmodes.execution import ProcessMode
+from clmodes.records.tune import TuneRecord
 from clmodes.tune.verify import TOLERANCE, Verdict, due, pending, runner_up
 
 
@@ -16,13 +17,15 @@ from clmodes.tune.verify import TOLERANCE, Verdict, due, pending, runner_up
     ({"winner": "a", "host": "build-1", "verified": {"kept": True}}, False),  # once
 ])
 def test_pending(record, expected):
-    assert pending(record, host="me") is expected
+    assert pending(TuneRecord.from_json(record), host="me") is expected
 
 
 def test_the_runner_up_is_the_fastest_other_current_candidate():
-    record = {"winner": "b", "measurements": {"b": {}, "gone": {}, "a": {}}}
+    record = TuneRecord.from_json({"winner": "b", "measurements": {
+        "b": {"median_s": 1.0}, "gone": {"median_s": 2.0}, "a": {"median_s": 3.0}}})
     assert runner_up(record, {"a": print, "b": print}.get) == "a"
-    assert runner_up({"winner": "b", "measurements": {"b": {}}}, {"b": print}.get) is None
+    only = TuneRecord.from_json({"winner": "b", "measurements": {"b": {"median_s": 1.0}}})
+    assert runner_up(only, {"b": print}.get) is None
 
 
 def verdict(winner_s, runner_up_s):
@@ -34,7 +37,7 @@ def test_kept_within_the_tolerance_re_tuned_beyond_it():
     assert not verdict(1.0, 1 / TOLERANCE - 1e-3).kept
     assert not verdict(None, 1.0).kept  # the winner failed here
     assert Verdict("w", 1.0, None, None, 5, "vendor").kept  # nothing to race it against
-    assert verdict(2.0, 1.0).as_record()["outcome"] == "re-tuned"
+    assert verdict(2.0, 1.0).as_json()["outcome"] == "re-tuned"
 
 
 def test_only_compile_and_autotune_or_first_use_time(monkeypatch):
