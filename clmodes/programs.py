@@ -30,7 +30,7 @@ from clmodes.device import Device
 from clmodes.arginfo import ArgInfo, MalformedArgInfo, count_problem
 from clmodes.kernel import unit_suffix
 from clmodes.store import Store
-from clmodes.store.kernels import KernelSpec
+from clmodes.store.binaries import KernelSpec
 from clmodes.pyopencl_hooks import registry
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from clmodes.clients import Client
 from clmodes.stream import Stream
 from clmodes.device import Device
 from clmodes.selection import choose
-from clmodes.store.location import default_location
+from clmodes.store.connection import default_location
 from clmodes.store.store import Store
 from clmodes.device_check import Usability, UsabilityCache
 

@@ -33,7 +33,7 @@ CHILD = """
 import json, sys, time
 import clmodes
 import warm_workload
-from clmodes.store.uses import EXIT_WAIT_S
+from clmodes.store.footprint import EXIT_WAIT_S
 store = clmodes.default_store()
 store.uses.enabled = sys.argv[1] == "on"
 stream = clmodes.client().stream()

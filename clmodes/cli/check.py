@@ -17,7 +17,7 @@ from clmodes.cli.workload_output import to_stderr
 from clmodes.cli.remote import configure_remote
 from clmodes.pyopencl_hooks.outside import summary
 from clmodes.runtime import default_runtime, default_store
-from clmodes.store.location import default_location
+from clmodes.store.connection import default_location
 from clmodes.workload import load_workload
 
 FAILED = 1  # the check ran and found misses (2 is a user error)

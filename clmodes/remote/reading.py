@@ -49,7 +49,7 @@ from clmodes.remote.config import MAX_ENTRY
 from clmodes.remote.entry import MAGIC, Entry, MalformedEntry, decode
 from clmodes.remote.interface import Refused, Remote, Value
 from clmodes.store import FORMAT_VERSION, BinaryRow, KernelRow, Store, StoreEntries, TuneRow
-from clmodes.store.remote_origin import BINARY, TUNE, tune_entry
+from clmodes.store.tiers import BINARY, TUNE, tune_entry
 
 Row = TypeVar("Row", TuneRow, BinaryRow)
 

@@ -1,26 +1,58 @@
-"""Opening the store's database, and recovering when it cannot be opened as it is.
+"""Where the store lives and opening its database, also when it cannot be opened as it is.
 
 Failure is never fatal to the caller's work: a lock another process holds for a moment
-is waited out, even where SQLite itself would not wait (see `clmodes.store.contention`);
-a database file that is still not a database a moment later is moved aside (with a
-warning, `clmodes.store.recovery`) and a fresh one started; a store file that cannot be
-written is opened read-only and used (`clmodes.store.readonly`); a location that cannot
-be written and holds no store falls back to an in-memory database (with a warning).
+is waited out, even where SQLite itself would not wait (`recovery.patiently`); a
+database file that is still not a database a moment later is moved aside (with a
+warning, `recovery.move_aside`) and a fresh one started; a store file that cannot be
+written is opened read-only and used (below); a location that cannot be written and
+holds no store falls back to an in-memory database (with a warning).
+
+## Where the store lives
+
+The process's store: `$CLMODES_CACHE_DIR`, else the user cache dir
+(`platformdirs`), unless `set_cache_dir()` moved it (`clmodes.runtime` holds the store
+itself and opens it on first use, so importing clmodes touches no file).
+
+## A store that cannot be written
+
+A store that cannot be written: a warmed store shipped in a container image, a
+shared folder, an immutable file, a read-only bind mount.
+
+Such a store is opened read-only and *used*: its binaries and tune winners are what the
+process reads. Its writes go to an in-memory copy made on the first write
+(`Database.transaction`), so that the process keeps, for itself, what it compiles and
+tunes, exactly as a store that fell back to memory does; the file is never changed.
+
+The trap: the store is in WAL mode, and a reader of a WAL database needs its `-shm`
+(the shared-memory index of the log). `mode=ro` can read a WAL database only if the
+`-shm` and `-wal` files exist or can be created; in a read-only folder holding just the
+database file (a cleanly closed store: its last connection removed both) even `mode=ro`
+fails with "unable to open database file". There the file is opened `immutable=1`: no
+`-shm`, no locks, no log. That is only right because nothing on this side can write the
+file; a writer outside (the host writing a folder bind-mounted read-only here) is not
+seen, and a `-wal` left beside the file (a store copied while a process had it open) is
+ignored: its entries are missing, which the warning says.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import sqlite3
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
-from clmodes.store.contention import BUSY_TIMEOUT_MS, is_corruption, patiently
-from clmodes.store.readonly import is_read_only_error, open_read_only, warn_once
-from clmodes.store.recovery import FileIdentity, identity, move_aside
+import platformdirs
+
+from clmodes import settings
+from clmodes.store.recovery import (BUSY_TIMEOUT_MS, FileIdentity, identity, is_corruption,
+                                    move_aside, patiently)
 from clmodes.store.schema import SCHEMA, SCHEMA_VERSION
 
 log = logging.getLogger("clmodes")
+
 
 FILENAME = "store.sqlite3"
 MEMORY = ":memory:"
@@ -72,7 +104,7 @@ def open_file(path: Path) -> Opened | None:
     it silently tunes alone and disagrees with every other process. So locks are
     waited out and corruption must be seen twice before the file is moved aside (under
     `recovery`'s lock, and only if it is still the file found corrupt). A file that
-    exists but cannot be written is opened read-only (`readonly`)."""
+    exists but cannot be written is opened read-only (`open_read_only`)."""
     found = identity(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -147,3 +179,78 @@ def connect(target: str) -> sqlite3.Connection:
         connection.close()
         raise
     return connection
+
+
+def default_location() -> Path:
+    """`$CLMODES_CACHE_DIR`, else the user cache dir (`platformdirs`)."""
+    return settings.CACHE_DIR.get() or Path(platformdirs.user_cache_dir("clmodes"))
+
+
+TABLES = frozenset({"meta", "tune", "binaries", "kernels", "probe"})
+_READ_ONLY_CODE = 8  # SQLITE_READONLY (its extended codes share the low byte)
+_CANT_OPEN_CODE = 14  # SQLITE_CANTOPEN: a WAL file's -shm that cannot be created
+_warned: set[str] = set()  # paths warned about in this process: one warning each
+
+
+def is_read_only_error(error: sqlite3.Error) -> bool:
+    """Did a write (or opening for writing) fail because the file cannot be written?"""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (_READ_ONLY_CODE, _CANT_OPEN_CODE)
+    text = str(error).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
+def open_read_only(path: Path, why: Exception | str) -> tuple[sqlite3.Connection, str]:
+    """A read-only connection to the store file and why it is read-only; raises the last
+    `sqlite3.Error` when neither way opens a usable store (the caller falls back). `why`:
+    the error writing met, or (a string) why the caller chose not to write."""
+    uri = "file:" + quote(str(path.absolute()))
+    what = "its folder" if os.access(path, os.W_OK) else "the file"
+    why_text = why if isinstance(why, str) else f"{what} cannot be written: {why}"
+    try:
+        return _checked(sqlite3.connect(f"{uri}?mode=ro", uri=True, **_OPTIONS)), why_text
+    except sqlite3.Error as error:
+        if not is_read_only_error(error):  # corrupt, or not a store: nothing to read
+            raise
+    connection = _checked(sqlite3.connect(f"{uri}?immutable=1", uri=True, **_OPTIONS))
+    reason = f"{why_text}; opened immutable, as its -shm cannot be created"
+    log_size = _size(Path(f"{path}-wal"))
+    if log_size:
+        reason += f", and the {log_size} bytes of its -wal are not read"
+    return connection, reason
+
+
+def warn_once(path: Path, reason: str) -> None:
+    """The one warning a process gets about a read-only store."""
+    if str(path) in _warned:
+        return
+    _warned.add(str(path))
+    log.warning("clmodes store %s is read-only (%s); reading it, and keeping what this "
+                "process compiles and tunes in memory", path, reason)
+
+
+_OPTIONS: dict[str, Any] = {"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None,
+            "check_same_thread": False}
+
+
+def _checked(connection: sqlite3.Connection) -> sqlite3.Connection:
+    """The connection, if it reads as a store (every table there); SQLite opens lazily,
+    so this first read is where a missing -shm or a corrupt file shows."""
+    try:
+        names = {name for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not TABLES <= names:
+            raise sqlite3.DatabaseError(f"not a clmodes store (tables {sorted(TABLES - names)} "
+                                        "missing, and this file cannot be written)")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

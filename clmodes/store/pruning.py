@@ -4,7 +4,7 @@ used first within that.
 `prune(db, max_size)` reads every entry's bytes, creation and last use (`footprint`), and
 evicts until the entries' bytes are at most `max_size`, in one write transaction: a
 concurrent warm commits wholly before it or wholly after it (its writes are one
-transaction too, and wait for this one like any second writer, `contention`), so no reader
+transaction too, and wait for this one like any second writer, `recovery.patiently`), so no reader
 ever sees a binary without its kernel rows, or the reverse.
 
 The decision: order by what an eviction costs to undo per byte it frees, then by recency.
@@ -29,13 +29,13 @@ to save a few kilobytes, where rebuilding a binary would have cost seconds.
 
 What is never evicted:
 
-- the entries of a key some live process is tuning now, by its lease (`leases.live_keys`:
+- the entries of a key some live process is tuning now, by its lease (`tuning.live_keys`:
   a heartbeat within `STALE_S` and, on this host, a running owner): the key's decisions
   (any candidate set) and its measurements, which that tune resumes from and records
   into (`in_use` counts those met). A binary a live process has loaded, or a winner it
   holds, it already has in memory (it reads each once), so evicting the row never affects
   that process, only the next one, which builds or tunes it again; its use was noted
-  (`uses`), so it sorts as recent;
+  (`footprint.UseNotes`), so it sorts as recent;
 - at the end of a warm (`warm_began`, where `$CLMODES_CACHE_MAX_SIZE` applies), what that
   warm made or used (`Warmed`): entries created since it began, and entries this process
   first read since then (`UseNotes.noted_since`). A warm that evicted its own work would
@@ -57,6 +57,11 @@ write lock while it rewrites what is kept (at most the cap), so it waits at most
 the freed pages are then reused by later writes, and the next prune compacts. The
 write-ahead log is then checkpointed and truncated (`size_on_disk` counts it), as far as
 readers allow.
+
+## Info and clear
+
+What the store holds (`clmodes cache info`, `info`) and clearing it (`clmodes cache
+clear`, `clear`) live here too: they read and delete the same entries a prune does.
 """
 
 from __future__ import annotations
@@ -64,14 +69,16 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import time
+from pathlib import Path
 from typing import Any
 
-from clmodes.store import footprint, leases, remote_origin
-from clmodes.store.contention import patiently
-from clmodes.store.footprint import Entry
-from clmodes.store.maintenance import size_on_disk
+from clmodes.device import model_of
+from clmodes.store import footprint, tiers, tuning
+from clmodes.store.footprint import BINARY, MEASUREMENT, TUNE, Entry, UseNotes, entry_text
+from clmodes.store.recovery import patiently
+from clmodes.store.schema import exact_filter, model_filter
 from clmodes.store.transactions import Database
-from clmodes.store.uses import BINARY, MEASUREMENT, TUNE, UseNotes, entry_text
+
 
 COMPACT_WAIT_S = 2.0
 AUTO_COMPACT_AT = 0.25  # the cap after a warm compacts once a quarter of the file is free
@@ -148,7 +155,7 @@ def tier(e: Entry, decided: set[tuple[Any, ...]]) -> int:
     return DECISIONS
 
 
-def choose(found: list[Entry], live: set[leases.LeaseKey], max_size: int,
+def choose(found: list[Entry], live: set[tuning.LeaseKey], max_size: int,
            warmed: Warmed | None = None) -> Plan:
     """Cheapest to recompute first (`tier`), least recently used first within a tier,
     skipping what a live lease holds and what `warmed` holds, until the total is at most
@@ -188,12 +195,12 @@ def delete(connection: sqlite3.Connection, e: Entry) -> None:
                            (e.key[0], *e.key))
         connection.execute("DELETE FROM kernels WHERE exact=? AND batch=?", e.key)
         connection.execute("DELETE FROM binaries WHERE exact=? AND batch=?", e.key)
-        forget_origin(connection, remote_origin.BINARY, e.key[0], e.key[1])
+        forget_origin(connection, tiers.BINARY, e.key[0], e.key[1])
     elif e.kind == TUNE:
         connection.execute("DELETE FROM tune WHERE format=? AND model=? AND tunable=? AND "
                            "tune_key=? AND candidates=?", e.key)
-        forget_origin(connection, remote_origin.TUNE, e.key[1], remote_origin.tune_entry(*e.key[2:]))
-        connection.execute(f"DELETE FROM tune_lease WHERE {leases.WHERE}", e.key[1:])  # dead
+        forget_origin(connection, tiers.TUNE, e.key[1], tiers.tune_entry(*e.key[2:]))
+        connection.execute(f"DELETE FROM tune_lease WHERE {tuning.LEASE_WHERE}", e.key[1:])  # dead
     else:
         connection.execute("DELETE FROM measurement WHERE format=? AND model=? AND tunable=? "
                            "AND tune_key=?", e.key)
@@ -233,7 +240,7 @@ def prune_once(db: Database, notes: UseNotes, max_size: int,
             return connection.execute(sql).fetchall()
 
         now = time.time()
-        plan = choose(footprint.entries(read), leases.live_keys(read(leases.LIVE_SELECT), now),
+        plan = choose(footprint.entries(read), tuning.live_keys(read(tuning.LIVE_SELECT), now),
                       max_size, warmed)
         for e in plan.evict:
             delete(connection, e)
@@ -279,3 +286,66 @@ def prune(db: Database, notes: UseNotes, max_size: int, compact_at: float = 0.0,
     return PruneReport(db.location, max_size, plan.bytes_before, plan.bytes_after, file_before,
                        size_on_disk(db.path), evicted, plan.bytes_before - plan.bytes_after,
                        plan.in_use, compacted, plan.warmed, plan.warmed_bytes)
+
+
+def info(db: Database) -> dict[str, Any]:
+    """Location, bytes (the file), entry bytes (what a cap measures, `footprint`), and
+    entries per device model (tune results) and, under each model, per exact device +
+    driver (program binaries and indexed kernels)."""
+    devices: dict[str, dict[str, Any]] = {}
+
+    def model_entry(model: str) -> dict[str, Any]:
+        return devices.setdefault(model, {"tune_results": 0, "tune_bytes": 0,
+                                          "measurements": 0, "probe_results": 0,
+                                          "drivers": {}})
+
+    for model, count, size in db.query(
+        "SELECT model, COUNT(*), SUM(LENGTH(value)) FROM tune GROUP BY model"
+    ):
+        model_entry(model).update(tune_results=count, tune_bytes=size or 0)
+    for model, count in db.query("SELECT model, COUNT(*) FROM measurement GROUP BY model"):
+        model_entry(model)["measurements"] = count
+    for model, count in db.query("SELECT model, COUNT(*) FROM probe GROUP BY model"):
+        model_entry(model)["probe_results"] = count
+    for exact, count, size in db.query(
+        "SELECT exact, COUNT(*), SUM(LENGTH(binary)) FROM binaries GROUP BY exact"
+    ):
+        drivers = model_entry(model_of(exact))["drivers"]
+        drivers.setdefault(exact, {"kernels": 0}).update(binaries=count, binary_bytes=size or 0)
+    for exact, count in db.query("SELECT exact, COUNT(*) FROM kernels GROUP BY exact"):
+        drivers = model_entry(model_of(exact))["drivers"]
+        drivers.setdefault(exact, {"binaries": 0, "binary_bytes": 0})["kernels"] = count
+    return {"location": db.location, "bytes": size_on_disk(db.path), "read_only": db.read_only,
+            "entry_bytes": footprint.total_bytes(lambda sql: db.query(sql)), "devices": devices}
+
+
+def size_on_disk(path: Path | None) -> int:
+    """The database file and its write-ahead log, in bytes (0 in memory)."""
+    if path is None:
+        return 0
+    parts = (Path(f"{path}{suffix}") for suffix in ("", "-wal"))
+    return sum(part.stat().st_size for part in parts if part.exists())
+
+
+def clear(db: Database, model: str | None = None) -> int:
+    """Delete every entry, or those of one device model (all its drivers). Returns the
+    number of entries deleted (tune results, probes and binaries; the kernel index
+    goes with its binaries)."""
+    return patiently(lambda: clear_once(db, model))  # re-runnable: one transaction
+
+
+def clear_once(db: Database, model: str | None) -> int:
+    where, parameters = model_filter(model)
+    like, like_parameters = exact_filter(model)
+    deleted = 0
+    with db.transaction() as connection:
+        deleted += connection.execute("DELETE FROM tune" + where, parameters).rowcount
+        deleted += connection.execute("DELETE FROM probe" + where, parameters).rowcount
+        deleted += connection.execute("DELETE FROM binaries" + like, like_parameters).rowcount
+        connection.execute("DELETE FROM kernels" + like, like_parameters)
+        connection.execute("DELETE FROM device_check" + like, like_parameters)  # re-checked
+        connection.execute("DELETE FROM compiler_macro" + like, like_parameters)  # re-asked
+        connection.execute("DELETE FROM kernel_identity" + like, like_parameters)
+        connection.execute("DELETE FROM measurement" + where, parameters)
+        connection.execute("DELETE FROM tune_lease" + where, parameters)
+    return deleted

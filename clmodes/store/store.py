@@ -4,9 +4,11 @@ Tune decisions and measurements go in and come out as their record types (`TuneR
 `CandidateMeasurement`), decoded and checked once, here; `get_tune_json` and
 `put_tune_json` are their raw JSON form, for tests and tools that write records by hand.
 
-Each method delegates to the module of its table (`tunes`, `probes`, `binaries`,
-`kernels`), to `entries` (bundles) or to `maintenance`; opening and recovery are
-`connection`'s, transactions and deferral `transactions`'.
+Each method delegates to the module of its concept (`tuning`, `binaries`,
+`device_facts`, `misses`, `tiers`, `footprint`, `pruning`); all entries at once, for
+bundles, are read and inserted below (`read_entries`, `insert_entries`). Opening is
+`connection`'s, recovering from damage `recovery`'s, transactions and deferral
+`transactions`'.
 
 Three reads read through the tier behind the store when one is installed (`tiers`: a
 team's remote, `clmodes.remote`) and the store misses: `tune_record`,
@@ -16,23 +18,20 @@ finds it locally."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 from clmodes.records.measurement import CandidateMeasurement
 from clmodes.records.tune import TuneRecord
-from clmodes.store import binaries as binary_table
-from clmodes.store import entries as bulk
-from clmodes.store import kernels as kernel_index
-from clmodes.store import compiler_macros, device_checks, leases, maintenance, measurements
-from clmodes.store import misses, probes, tunes
-from clmodes.store import footprint, pruning, remote_origin, tiers, uses
+from clmodes.store import binaries, device_facts, footprint, misses, pruning, tiers, tuning
+from clmodes.store.binaries import KernelSpec
 from clmodes.store.connection import open_store
-from clmodes.store.kernels import KernelSpec
+from clmodes.store.footprint import UseNotes
 from clmodes.store.pruning import PruneReport
+from clmodes.store.recovery import patiently
 from clmodes.store.schema import FORMAT_VERSION, KernelRow, StoreEntries, TuneRow
 from clmodes.store.transactions import Database
-from clmodes.store.uses import UseNotes
 
 
 class Store(Database):
@@ -70,12 +69,12 @@ class Store(Database):
     def tune_record(self, model: str, tunable: str, key: str, candidates: str) -> TuneRecord | None:
         """The decision stored for one key (its JSON kept as the record's `source`), or
         None (absent, or unreadable: with a warning)."""
-        found = tunes.get_tune(self, model, tunable, key, candidates)
+        found = tuning.get_tune(self, model, tunable, key, candidates)
         if found is None and (tier := tiers.current()) is not None:
             tier.tunes(self, tunable, key, candidates)
-            found = tunes.get_tune(self, model, tunable, key, candidates)
+            found = tuning.get_tune(self, model, tunable, key, candidates)
         if found is not None:
-            self.uses.note(uses.TUNE, (FORMAT_VERSION, model, tunable, key, candidates))
+            self.uses.note(footprint.TUNE, (FORMAT_VERSION, model, tunable, key, candidates))
         return found
 
     def put_tune_record(self, model: str, tunable: str, key: str, candidates: str,
@@ -83,24 +82,24 @@ class Store(Database):
         """Record a decision unless another process recorded one first; return the
         decision now in the store (`record` itself where it is), so that every process
         agrees on one winner per key. Written as `record.stored_json()`."""
-        return tunes.put_tune(self, model, tunable, key, candidates, record.stored_json()) or record
+        return tuning.put_tune(self, model, tunable, key, candidates, record.stored_json()) or record
 
     def replace_tune_record(self, model: str, tunable: str, key: str, candidates: str,
                             record: TuneRecord) -> None:
         """Overwrite one decision (verified or re-tuned here)."""
-        tunes.replace_tune(self, model, tunable, key, candidates, record)
+        tuning.replace_tune(self, model, tunable, key, candidates, record)
 
     def tune_records_on_models(self, tunable: str, key: str, candidates: str) -> dict[str, TuneRecord]:
         """Every device model's decision for one key, by model (nearest-device answers)."""
         if (tier := tiers.current()) is not None:
             tier.tunes(self, tunable, key, candidates)  # asked once per key per process
-        return tunes.tunes_on_models(self, tunable, key, candidates)
+        return tuning.tunes_on_models(self, tunable, key, candidates)
 
     def drop_stale_tune(self, model: str, tunable: str, key: str, candidates: str,
                         stale: TuneRecord) -> bool:
         """Delete a decision whose code changed, unless the entry stored is no longer the
         one `stale` was read from (replaced meanwhile)."""
-        return tunes.drop_stale(self, model, tunable, key, candidates, stale)
+        return tuning.drop_stale(self, model, tunable, key, candidates, stale)
 
     def get_tune_json(self, model: str, tunable: str, key: str, candidates: str) -> dict[str, Any] | None:
         """The raw form of `tune_record`: the stored JSON, as written. For tests and tools
@@ -113,61 +112,61 @@ class Store(Database):
                       value: dict[str, Any]) -> dict[str, Any]:
         """The raw form of `put_tune_record` (first writer wins): `value`, a record's JSON
         as it is to be stored, or the JSON stored first. For tests and tools."""
-        found = tunes.put_tune(self, model, tunable, key, candidates, value)
+        found = tuning.put_tune(self, model, tunable, key, candidates, value)
         return value if found is None or found.source is None else dict(found.source)
 
-    # -- measurements and leases (`measurements`, `leases`: why they exist) ---------------
+    # -- measurements and leases (`tuning` says why they exist) -------------------------
 
     def measurement_records(self, model: str, tunable: str,
                             key: str) -> dict[tuple[str, str], CandidateMeasurement]:
         """(candidate, identity) -> the measurement taken of it for this key."""
-        found = measurements.measurements(self, model, tunable, key)
+        found = tuning.measurements(self, model, tunable, key)
         if found:
-            self.uses.note(uses.MEASUREMENT, (FORMAT_VERSION, model, tunable, key))
+            self.uses.note(footprint.MEASUREMENT, (FORMAT_VERSION, model, tunable, key))
         return found
 
     def put_measurement_record(self, model: str, tunable: str, key: str, candidate: str,
                                identity: str, record: CandidateMeasurement) -> None:
         """Record one measurement now, even inside a deferred block."""
-        measurements.put_measurement(self, model, tunable, key, candidate, identity, record)
+        tuning.put_measurement(self, model, tunable, key, candidate, identity, record)
 
-    def claim_tune(self, key: leases.LeaseKey, owner: str) -> leases.Claim:
-        return leases.claim(self, key, owner)
+    def claim_tune(self, key: tuning.LeaseKey, owner: str) -> tuning.Claim:
+        return tuning.claim(self, key, owner)
 
-    def beat_tune(self, key: leases.LeaseKey, owner: str) -> None:
-        leases.beat(self, key, owner)
+    def beat_tune(self, key: tuning.LeaseKey, owner: str) -> None:
+        tuning.beat(self, key, owner)
 
-    def decide_tune(self, key: leases.LeaseKey, owner: str, decision: str) -> None:
-        leases.decide(self, key, owner, decision)
+    def decide_tune(self, key: tuning.LeaseKey, owner: str, decision: str) -> None:
+        tuning.decide(self, key, owner, decision)
 
-    def release_tune(self, key: leases.LeaseKey, owner: str) -> None:
-        leases.release(self, key, owner)
+    def release_tune(self, key: tuning.LeaseKey, owner: str) -> None:
+        tuning.release(self, key, owner)
 
     def withdraw_decisions(self, owner: str) -> int:
         """Withdraw `owner`'s published decisions that were never committed (its warm
-        failed); how many (`leases.withdraw`)."""
-        return leases.withdraw(self, owner)
+        failed); how many (`tuning.withdraw`)."""
+        return tuning.withdraw(self, owner)
 
     def tune_rows(self, model: str | None = None) -> list[TuneRow]:
         """Every tune entry (or one device model's) as typed rows, records unparsed."""
-        return tunes.tune_rows(self, model)
+        return tuning.tune_rows(self, model)
 
     def forget_tunes(self, keys: list[tuple[Any, ...]]) -> int:
         """Delete tune entries by primary key (`TuneRow.key`), and their keys'
         measurements, so they are measured again; returns how many entries were deleted.
         Processes that hold a winner in memory keep it."""
-        return tunes.delete_tunes(self, keys)
+        return tuning.delete_tunes(self, keys)
 
     # -- throughput probes -------------------------------------------------------------
 
     def get_probe(self, model: str) -> dict[str, Any] | None:
         """A device model's probe result (`clmodes.probe`), as stored; None if absent or
         unreadable (with a warning)."""
-        return probes.get_probe(self, model)
+        return device_facts.get_probe(self, model)
 
     def put_probe(self, model: str, value: dict[str, Any]) -> None:
         """Record (or replace: a refresh re-measures) a device model's probe result."""
-        probes.put_probe(self, model, value)
+        device_facts.put_probe(self, model, value)
 
     # -- why a miss missed (`clmodes check`, `CLMODES_STRICT`) ------------------------
 
@@ -188,23 +187,23 @@ class Store(Database):
 
     def get_device_check(self, exact: str, environment: str) -> dict[str, Any] | None:
         """An exact device's usability verdict under one compiler environment, or None."""
-        return device_checks.get_check(self, exact, environment)
+        return device_facts.get_check(self, exact, environment)
 
     def put_device_check(self, exact: str, environment: str, value: dict[str, Any]) -> None:
         """Record (or replace) an exact device's usability verdict."""
-        device_checks.put_check(self, exact, environment, value)
+        device_facts.put_check(self, exact, environment, value)
 
     # -- compiler macro answers (`clmodes.compiler_probe`) -------------------------------
 
     def compiler_macros(self, exact: str, options: str) -> dict[str, Any]:
         """What an exact device's compiler answered, per name, under an options digest
         (unvalidated: `compiler_probe` reads each answer as hostile data)."""
-        return compiler_macros.get_answers(self, exact, options)
+        return device_facts.get_answers(self, exact, options)
 
     def put_compiler_macros(self, exact: str, options: str, queries: str,
                             answers: dict[str, Any]) -> None:
         """Record one probe's answers (`queries`: the digest of the names it asked)."""
-        compiler_macros.put_answers(self, exact, options, queries, answers)
+        device_facts.put_answers(self, exact, options, queries, answers)
 
     # -- program binaries --------------------------------------------------------------
 
@@ -213,37 +212,37 @@ class Store(Database):
     ) -> None:
         """A batch's program binary and the index from each of its kernels to it.
         `kernels`: (kernel key, kernel name, argument info or None)."""
-        binary_table.put_binary(self, exact, batch, units, binary, kernels)
+        binaries.put_binary(self, exact, batch, units, binary, kernels)
 
     def index_kernels(self, exact: str, batch: str, kernels: list[KernelSpec]) -> None:
-        kernel_index.index_kernels(self, exact, batch, kernels)
+        binaries.index_kernels(self, exact, batch, kernels)
 
     def kernel_batches(self, exact: str, kernel_keys: list[str]) -> dict[str, str]:
         """kernel key -> batch hash, for the kernels the store holds binaries of."""
-        found = kernel_index.kernel_batches(self, exact, kernel_keys)
+        found = binaries.kernel_batches(self, exact, kernel_keys)
         missing = [key for key in kernel_keys if key not in found]
         if missing and (tier := tiers.current()) is not None:
             tier.binaries(self, exact, missing)
-            found.update(kernel_index.kernel_batches(self, exact, missing))
+            found.update(binaries.kernel_batches(self, exact, missing))
         return found
 
     def batch_kernels(self, exact: str, batch: str) -> dict[str, object]:
         """kernel key -> argument info (parsed JSON, None if unreadable) of one batch."""
-        return kernel_index.batch_kernels(self, exact, batch)
+        return binaries.batch_kernels(self, exact, batch)
 
     def batch_kernel_rows(self, exact: str, batch: str) -> list[KernelRow]:
         """The kernel index rows of one batch (names, argument info as stored)."""
-        return kernel_index.batch_kernel_rows(self, exact, batch)
+        return binaries.batch_kernel_rows(self, exact, batch)
 
     def get_binary(self, exact: str, batch: str) -> tuple[bytes, list[str]] | None:
         """A batch's binary and unit keys, or None if absent or failing its checksum."""
-        found = binary_table.get_binary(self, exact, batch)
+        found = binaries.get_binary(self, exact, batch)
         if found is not None:
-            self.uses.note(uses.BINARY, (exact, batch))
+            self.uses.note(footprint.BINARY, (exact, batch))
         return found
 
     def drop_binary(self, exact: str, batch: str) -> None:
-        binary_table.drop_binary(self, exact, batch)
+        binaries.drop_binary(self, exact, batch)
 
     # -- bundles -------------------------------------------------------------------------
 
@@ -252,36 +251,36 @@ class Store(Database):
         POSIX time): only those used or created at or after it (`footprint`)."""
         if since is not None:
             self.uses.flush()  # this process's own uses count too
-        return bulk.read_entries(self, model, since)
+        return read_entries(self, model, since)
 
     def add_entries(self, entries: StoreEntries) -> StoreEntries:
         """Insert entries in one transaction; an entry already here (measured or built
         locally) wins. Returns the entries that were added."""
-        return bulk.add_entries(self, entries)
+        return insert_entries(self, entries)
 
-    # -- what came from a remote tier (`remote_origin`) ----------------------------------
+    # -- what came from a remote tier (`tiers`) -----------------------------------------
 
     def note_remote(self, rows: list[tuple[str, str, str, str]]) -> None:
         """Record entries copied in from a remote: (kind, scope, entry, signer)."""
-        remote_origin.note(self, rows)
+        tiers.note(self, rows)
 
     def remote_tune_keys(self) -> set[tuple[str, str, str, str]]:
         """(model, tunable, key, candidates) of the tune results read from a remote."""
-        return remote_origin.tune_keys(self)
+        return tiers.tune_keys(self)
 
     def remote_batches(self) -> set[tuple[str, str]]:
         """(exact, batch) of the binaries read from a remote."""
-        return remote_origin.batches(self)
+        return tiers.batches(self)
 
     def remote_counts(self) -> dict[str, int]:
-        return remote_origin.counts(self)
+        return tiers.counts(self)
 
     # -- maintenance ---------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
         """Location, bytes, and entries per device model (tune results) and, under each
         model, per exact device + driver (program binaries and indexed kernels)."""
-        return maintenance.info(self)
+        return pruning.info(self)
 
     def entry_bytes(self) -> int:
         """The size of the store as `prune` caps it: its entries' bytes (`footprint`)."""
@@ -298,4 +297,43 @@ class Store(Database):
     def clear(self, model: str | None = None) -> int:
         """Delete every entry, or those of one device model (all its drivers). Returns the
         number of entries deleted."""
-        return maintenance.clear(self, model)
+        return pruning.clear(self, model)
+
+
+# -- all entries at once, as typed rows: what a bundle exports and imports ----------------
+# An import is one transaction and never overwrites: an entry already here (measured or
+# built on this machine) wins over one from elsewhere.
+
+def read_entries(db: Database, model: str | None = None, since: float | None = None) -> StoreEntries:
+    """Every entry (or one device model's: tune results of the model, binaries and
+    kernels of all its drivers); `since`: only those last used (or created) at or after
+    that POSIX time, a binary's kernel rows with it."""
+    found = StoreEntries(tune=tuning.tune_rows(db, model), binaries=binaries.binary_rows(db, model),
+                         kernels=binaries.kernel_rows(db, model))
+    if since is None:
+        return found
+    recent = {(e.kind, e.key) for e in footprint.entries(lambda sql: db.query(sql))
+              if e.used >= since}
+    kept_binaries = [row for row in found.binaries if (footprint.BINARY, row.key) in recent]
+    kept = {row.key for row in kept_binaries}
+    return StoreEntries(
+        tune=[row for row in found.tune if (footprint.TUNE, row.key) in recent],
+        binaries=kept_binaries,
+        kernels=[row for row in found.kernels if (row.exact, row.batch) in kept],
+    )
+
+
+def insert_entries(db: Database, entries: StoreEntries) -> StoreEntries:
+    """Insert entries in one transaction; an entry already here wins. Returns the entries
+    that were added. Re-run once (`patiently`) if it met corruption: the store was
+    moved aside and a fresh one opened, which then takes the entries."""
+    return patiently(lambda: insert_once(db, entries, time.time()))
+
+
+def insert_once(db: Database, entries: StoreEntries, now: float) -> StoreEntries:
+    with db.transaction() as connection:
+        return StoreEntries(
+            tune=tuning.add_tune_rows(connection, entries.tune, now),
+            binaries=binaries.add_binary_rows(connection, entries.binaries, now),
+            kernels=binaries.add_kernel_rows(connection, entries.kernels),
+        )

@@ -1,4 +1,9 @@
-"""A tier behind the store: where a local miss may read through before it is a miss.
+"""What lies behind the store: the slot for a read-through tier, and which entries were
+read from one.
+
+## The tier
+
+A tier behind the store: where a local miss may read through before it is a miss.
 
 The store is the lowest layer that knows about entries, and what lies behind it (a team's
 shared Redis, `clmodes.remote`) needs the layers above: signatures and trust from
@@ -12,13 +17,29 @@ found into the store itself (`Store.add_entries`, local entries winning) and ret
 never raises, never blocks past its own bounded timeout, and asks each key at most once
 per process, so a miss costs one remote round trip at most, and a remote that is down
 costs one timeout for the whole process.
+
+## Remote origins
+
+The remote_origin table: which entries of this store were read from a remote tier.
+
+A table of its own rather than a column of `tune` or `binaries`: the schema has no
+migrations (`CREATE TABLE IF NOT EXISTS`), and where an entry came from is local
+bookkeeping that bundles must not carry. `clmodes tune list` shows such a tune result's
+origin as "remote", `clmodes cache info` counts them, and publishing never re-signs
+them: a machine republishing what it read would launder a signer it did not check into
+its own signature.
 """
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
+
+from clmodes.store.transactions import Database
+
 
 # The `Store` asking (typed loosely: naming the class here would be an import circle
 # with the module that calls these).
@@ -73,3 +94,48 @@ def current() -> ReadThrough | None:
             _tier = _factory() if _factory is not None else None
             _resolved = True
         return _tier
+
+
+TUNE = "tune"
+BINARY = "binary"
+
+
+def tune_entry(tunable: str, key: str, candidates: str) -> str:
+    return json.dumps([tunable, key, candidates])
+
+
+def note(db: Database, rows: list[tuple[str, str, str, str]]) -> None:
+    """Record (kind, scope, entry, signer) rows: scope is the model (tune) or the exact
+    device (binary); entry the tune key (`tune_entry`) or the batch."""
+    now = time.time()
+    with db.transaction() as connection:
+        connection.executemany("INSERT OR IGNORE INTO remote_origin VALUES (?, ?, ?, ?, ?)",
+                               [(*row, now) for row in rows])
+
+
+def tune_keys(db: Database) -> set[tuple[str, str, str, str]]:
+    """(model, tunable, key, candidates) of every tune result read from a remote."""
+    found = set()
+    for scope, entry in db.query("SELECT scope, entry FROM remote_origin WHERE kind=?", (TUNE,)):
+        try:
+            tunable, key, candidates = json.loads(entry)
+        except (ValueError, TypeError):
+            continue
+        found.add((scope, str(tunable), str(key), str(candidates)))
+    return found
+
+
+def batches(db: Database) -> set[tuple[str, str]]:
+    """(exact, batch) of every binary read from a remote."""
+    return {(scope, entry) for scope, entry in
+            db.query("SELECT scope, entry FROM remote_origin WHERE kind=?", (BINARY,))}
+
+
+def counts(db: Database) -> dict[str, int]:
+    """How many tune results and binaries the store holds that came from a remote (those
+    since deleted or cleared are not counted)."""
+    held_tunes = {tuple(row) for row in db.query(
+        "SELECT model, tunable, tune_key, candidates FROM tune")}
+    held_binaries = {tuple(row) for row in db.query("SELECT exact, batch FROM binaries")}
+    return {"tune_results": len(tune_keys(db) & held_tunes),
+            "binaries": len(batches(db) & held_binaries)}

@@ -16,7 +16,7 @@ SQLite checkpoints when its last connection closes, but the command ends through
 the WAL stayed; a user who copied the one file docs/store.md names (a Docker layer, a
 CI cache) copied a 4 KB store with nothing in it. The checkpoint never waits for
 another process (busy timeout 0: SQLite then copies what it can and leaves the rest to
-the next one), and at exit it is registered here, before `uses` registers its own
+the next one), and at exit it is registered here, before `footprint` registers its own
 handler, so that it runs after the last uses are written (handlers run last-in first).
 """
 
@@ -33,9 +33,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from clmodes.store.connection import MEMORY, Opened, connect, open_store
-from clmodes.store.contention import BUSY_TIMEOUT_MS, is_corruption, patiently
-from clmodes.store.recovery import (confirmed, file_damaged, header_damaged, identity,
-                                    move_aside, salvage)
+from clmodes.store.recovery import (BUSY_TIMEOUT_MS, confirmed, file_damaged, header_damaged,
+                                    identity, is_corruption, move_aside, patiently, salvage)
 
 log = logging.getLogger("clmodes")
 
@@ -47,7 +46,7 @@ class Database:
     """One SQLite connection. Thread-safe (one connection, one lock); process-safe (WAL).
 
     The connection can change under the lock: a read-only store's first write copies it
-    into memory (`readonly`), corruption met by any query or write moves the file aside
+    into memory (`connection`), corruption met by any query or write moves the file aside
     and opens a fresh one (`recovery`), and a file another process moved aside is left
     for the one now at its path."""
 
@@ -260,7 +259,7 @@ class Database:
         `wait_s`; False (nothing written, nothing logged above DEBUG) if another process
         holds the write lock, the store cannot be written (read-only, or in memory) or
         the write fails. For bookkeeping that must never hold up its caller (last uses,
-        `uses`): it is tried again later, and a read-only store is never copied into
+        `footprint`): it is tried again later, and a read-only store is never copied into
         memory for it."""
         if self.read_only or self.in_memory:
             return False

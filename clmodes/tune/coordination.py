@@ -1,7 +1,7 @@
 """One measurement of a key across processes sharing a store: claim, or wait and adopt.
 
 Threads of one process are coordinated by the tune cache (`tune.cache`); processes by a
-lease in the store (`clmodes.store.leases`, which says why waiting beats measuring
+lease in the store (`clmodes.store.tuning`, which says why waiting beats measuring
 twice). The owner keeps its lease alive from a heartbeat thread while it measures, so a
 long tune is never mistaken for a dead one and a killed tuner is taken over within
 `STALE_S` (at once on the same host); the taker-over resumes from the stored
@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from collections.abc import Iterator
-from clmodes.store.leases import HEARTBEAT_S, LeaseKey, new_owner
+from clmodes.store.tuning import HEARTBEAT_S, LeaseKey, new_owner
 from clmodes.store.store import Store
 from clmodes.records.tune import TuneRecord, parsed
 
@@ -92,7 +92,7 @@ def _heartbeat(store: Store, key: LeaseKey) -> Iterator[None]:
 
 def withdraw_uncommitted(store: Store) -> None:
     """This process's warm failed before committing: withdraw the decisions it published
-    to waiters (`leases.withdraw`), so that nobody adopts one no tune row will back."""
+    to waiters (`tuning.withdraw` in `clmodes.store`), so that nobody adopts one no tune row will back."""
     if store.in_memory:
         return
     withdrawn = store.withdraw_decisions(OWNER)

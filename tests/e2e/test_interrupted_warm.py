@@ -4,7 +4,7 @@ moment. The store is as it was (but for the measurements taken) or whole, the co
 says so in one line with 128 + the signal, and the next warm completes what was left:
 never "0 keys tuned" while a key the workload uses has no decision.
 
-The trap (`clmodes.store.leases`): a decision is published in its tune lease before the
+The trap (`clmodes.store.tuning`): a decision is published in its tune lease before the
 warm's one transaction commits its tune row; interrupted between the two, the lease kept
 a decision no row backed, and every later warm adopted it and stored nothing."""
 

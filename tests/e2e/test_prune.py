@@ -19,8 +19,8 @@ import pytest
 
 import clmodes
 from clmodes.store import FILENAME, Store, footprint
-from clmodes.store.sizes import shown
-from clmodes.store.uses import BINARY, MEASUREMENT, TUNE, entry_text
+from clmodes.sizes import shown
+from clmodes.store.footprint import BINARY, MEASUREMENT, TUNE, entry_text
 from support import pruned
 from support.subprocesses import (
     RUN_WORKLOAD,

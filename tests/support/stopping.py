@@ -1,5 +1,5 @@
 """A workload stopped at a chosen moment of its warm, for the tests of what an interrupted
-warm keeps (`clmodes.warming`, `clmodes.store.leases`): SIGINT, SIGTERM, SIGKILL or an
+warm keeps (`clmodes.warming`, `clmodes.store.tuning`): SIGINT, SIGTERM, SIGKILL or an
 exception, sent by the process to itself in the gathering pass, the tuning pass or while
 the warm persists. `STOP` names the way, `STOP_AT` the moment (unset: it runs whole).
 

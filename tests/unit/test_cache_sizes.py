@@ -13,8 +13,8 @@ from clmodes.cli.errors import UsageError
 from clmodes.cli.when import parse_when
 from clmodes.store.footprint import Entry
 from clmodes.store.pruning import Warmed, choose
-from clmodes.store.sizes import SizeError, parse_size
-from clmodes.store.uses import BINARY, MEASUREMENT, TUNE, entry_text, last_uses
+from clmodes.sizes import SizeError, parse_size
+from clmodes.store.footprint import BINARY, MEASUREMENT, TUNE, entry_text, last_uses
 
 
 @pytest.mark.parametrize("text, size", [

@@ -10,8 +10,8 @@ import pytest
 
 import clmodes
 from clmodes.store import FILENAME, Store
-from clmodes.store.sizes import SizeError
-from clmodes.store.uses import BINARY, TUNE, entry_text
+from clmodes.sizes import SizeError
+from clmodes.store.footprint import BINARY, TUNE, entry_text
 
 EXACT = "Vendor | Model | 2CU | host memory | OpenCL 3.0 | driver 1 | OpenCL 3.0 X"
 
