@@ -33,7 +33,7 @@ from pathlib import Path
 # it; the CLI and the package's face sit on top. `settings` (every environment variable,
 # parsed once) and the size grammar it uses sit at the bottom, so that any module may read one.
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
-    "_version errors atomic sizes settings icd compiler_output execution reads records",
+    "_version lazy errors atomic sizes settings icd compiler_output execution reads records",
     "includes device discovery kernel shared_terminal progress",
     "store batch released arginfo pointer_types launch_args launch_sizes launchable",
     "device_check selection adoption pyopencl_hooks programs building compiler_probe server",

@@ -48,6 +48,7 @@ from clmodes import reads  # noqa: F401 - registers the read watch under compile
 
 from clmodes._version import __version__  # noqa: E402
 from clmodes.store import tiers as _tiers
+from clmodes import lazy as _lazy
 
 from typing import TYPE_CHECKING  # noqa: E402
 
@@ -73,19 +74,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module 'clmodes' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # once: later reads are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = _lazy.on_first_use(globals(), _LAZY)
 
 
 def _remote_from_environment() -> "_tiers.ReadThrough | None":

@@ -224,14 +224,8 @@ class DeviceServer:
             for half in batch.halves():
                 self._build_isolating(half, kernels)
             return
-        for unit in batch.units:
-            if unit.unit_key in blamed:
-                self._build_isolating(Batch.alone(unit), kernels)
-        rest = batch.without(blamed)
-        if len(rest.units) > 1:
-            self._build_isolating(rest, kernels)
-        elif rest.units:
-            self._build_isolating(Batch.alone(rest.units[0]), kernels)
+        for part in batch.isolating(blamed):
+            self._build_isolating(part, kernels)
 
     def _hold(self, batch: Batch, program: cl.Program, kernels: list[Kernel]) -> None:
         held = self._programs[batch.content_hash] = HeldProgram(batch.content_hash, program, batch)

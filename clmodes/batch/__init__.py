@@ -10,8 +10,9 @@ a queue into the builds that obtain it.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from clmodes.lazy import on_first_use
 
 if TYPE_CHECKING:
     from clmodes.batch.predefined import CompilerMacros, DeviceTraits
@@ -22,17 +23,12 @@ if TYPE_CHECKING:
 # load pcpp and the preprocessor, which only a source build needs; a warmed process never
 # builds (ci/bench/bench_warm_start.py measures its start).
 _HOMES = {
-    "CompilerMacros": "predefined", "DeviceTraits": "predefined",
-    "Batch": "program", "plan": "program",
-    "PreparedUnit": "unit", "Unit": "unit", "failing_units": "unit", "prepare": "unit",
+    **dict.fromkeys(("CompilerMacros", "DeviceTraits"), "clmodes.batch.predefined"),
+    **dict.fromkeys(("Batch", "plan"), "clmodes.batch.program"),
+    **dict.fromkeys(("PreparedUnit", "Unit", "failing_units", "prepare"), "clmodes.batch.unit"),
 }
 
-
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'clmodes.batch' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"clmodes.batch.{home}"), name)
+__getattr__, __dir__ = on_first_use(globals(), _HOMES)
 
 __all__ = [
     "Batch", "CompilerMacros", "DeviceTraits", "PreparedUnit", "Unit", "failing_units",

@@ -85,6 +85,18 @@ class Batch:
         dropped = set(keys)
         return Batch(tuple(u for u in self.units if u.unit_key not in dropped), self.options, self.renamed)
 
+    def isolating(self, blamed: Iterable[str]) -> list["Batch"]:
+        """After a failed build: each blamed unit alone, the rest together (alone if one).
+        The one rule for a local build (`server`) and an offline one (`offline.targets`)."""
+        named = set(blamed)
+        rest = self.without(named)
+        parts = [Batch.alone(u) for u in self.units if u.unit_key in named]
+        if len(rest.units) > 1:
+            parts.append(rest)
+        elif rest.units:
+            parts.append(Batch.alone(rest.units[0]))
+        return parts
+
     def halves(self) -> tuple["Batch", "Batch"]:
         mid = len(self.units) // 2
         return (Batch(self.units[:mid], self.options, self.renamed),

@@ -222,13 +222,7 @@ def _split(tool: str, version: str, source: Source, family: Family, build_log: s
     """A refused batch's blamed units alone (all of them when its log blames none), the
     rest together."""
     batch = source.batch
-    blamed = failing_units(build_log, batch.keys) or batch.keys
-    parts = [Batch.alone(u) for u in batch.units if u.unit_key in blamed]
-    rest = batch.without(blamed)
-    if len(rest.units) > 1:
-        parts.append(rest)
-    elif rest.units:
-        parts.append(Batch.alone(rest.units[0]))
+    parts = batch.isolating(failing_units(build_log, batch.keys) or batch.keys)
     rows: list[tuple[BinaryRow, list[KernelRow]]] = []
     refusals: list[str] = []
     for part in parts:
