@@ -137,9 +137,10 @@ class FinalInfo:
     winner's reads as a wrong decision, and nothing in the record said why it is not."""
 
     order: tuple[str, ...]  # the finalists, the winner first (by score)
-    rounds: int  # paired rounds the final ran
+    rounds: int  # paired rounds the final decided on (the race's included)
     scores: Mapping[str, float] = dataclasses.field(default_factory=dict)  # median ratio
     against_winner: Mapping[str, Rivalry] = dataclasses.field(default_factory=dict)
+    from_race: int = 0  # of `rounds`, the race's that the final started from
 
     @classmethod
     def from_json(cls, value: object) -> FinalInfo | None:
@@ -155,12 +156,14 @@ class FinalInfo:
                    if isinstance(scores, dict) else {},
                    {str(k): rival for k, v in rivals.items()
                     if (rival := Rivalry.from_json(v)) is not None}
-                   if isinstance(rivals, dict) else {})
+                   if isinstance(rivals, dict) else {},
+                   min(count(value.get("from_race")) or 0, rounds))
 
     def to_json(self) -> dict[str, Any]:
         return {"order": list(self.order), "rounds": self.rounds, "scores": dict(self.scores),
                 "against_winner": {name: dataclasses.asdict(r)
-                                   for name, r in self.against_winner.items()}}
+                                   for name, r in self.against_winner.items()},
+                "from_race": self.from_race}
 
 
 @dataclasses.dataclass(frozen=True)

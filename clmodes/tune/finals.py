@@ -25,28 +25,39 @@ samples. What made an exhaustive tune choose 1.4x or 1.8x of the best:
 (Screening on one noisy warm-up timing was a fourth cause; `racing.screen` re-times.)
 
 The final runs in blocks of `RacePolicy.final_rounds` rounds, up to `rerace_limit`
-blocks: after each, a finalist `drop_ratio` slower than the leader (paired) leaves, and
-the final stops once `settled`: the leader faster than each other finalist in at least
-`settle_fraction` of their rounds, or, after two blocks, within `tie_ratio` of it (either
-choice is then as good as the measurement can tell).
+blocks: after each, a finalist `drop_ratio` slower than the leader (paired), or already
+decided against it, leaves, and the final stops once `settled`: the leader faster than
+each other finalist in at least `settle_fraction` of their rounds, or, after two blocks,
+within `tie_ratio` of it (either choice is then as good as the measurement can tell).
+
+*Measuring only where the race left doubt.* A race's rounds are paired rounds too (one
+sample of each candidate, back to back, rotating order). Finalists that met in one race of
+at least `final_rounds` rounds start the final from those rounds (`prior`), as its first
+block: a leader the race already settled is the decision without timing anything again,
+and only the finalists still in doubt against it are timed (the others leave first, so
+neither their warm-ups nor their samples are paid). Finalists from different races share
+no round, so nothing between them is decided until the final times them together. Why:
+the final had timed every finalist for up to three blocks of three-run samples, 2.3 s of
+a 4.8 s tune of 16 configs on Intel's CPU runtime (docs/decisions/final-from-the-race.md).
+A race of three rounds (a costly round, `sample_budget_s`) is not enough to start from:
+three rounds under load once made quartiles look apart that were not (above).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import statistics
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from clmodes.measure import executing
 from clmodes.records.tune import FinalInfo, Rivalry
 from clmodes.stream import Stream
-from clmodes.tune.racing import (Candidate, Measurement, RacePolicy, real_timing, sample,
-                                 warm_up_timing)
+from clmodes.tune.racing import (Candidate, Measurement, RacePolicy, Round, real_timing,
+                                 sample, warm_up_timing)
 
 log = logging.getLogger("clmodes")
-
-Round = dict[str, float]  # name -> one sample, for the finalists timed in that round
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,84 +117,127 @@ def settled(rounds: list[Round], order: list[str], policy: RacePolicy, blocks: i
 
 
 def _decided(ratios: list[float], policy: RacePolicy, blocks: int) -> bool:
-    if not ratios:
-        return False
-    wins = sum(ratio > 1.0 for ratio in ratios) / len(ratios)
-    return wins >= policy.settle_fraction or (
-        blocks >= 2 and statistics.median(ratios) < policy.tie_ratio)
+    return _beaten(ratios, policy) or (
+        bool(ratios) and blocks >= 2 and statistics.median(ratios) < policy.tie_ratio)
 
 
 @dataclasses.dataclass
 class Final:
     """The final's outcome: `order`, fastest first (finalists dropped in it last, still
-    by score; those that failed are not in it), and every finalist's pooled samples."""
+    by score; those that failed are not in it), every finalist's samples from the final's
+    own blocks (none for a finalist the race's rounds decided), the rounds its order
+    was scored on (`rounds`: the race's that timed every finalist left in doubt, then
+    its own), and every race round it read (`race_rounds`, which decided who left)."""
 
     order: list[str]
     measurements: dict[str, Measurement]
     rounds: list[Round]
+    race_rounds: list[Round] = dataclasses.field(default_factory=list)
+    field: int = 0  # the first this many of `order` were still in it at the end (0: all)
+    own_from: int = 0  # `rounds[own_from:]` are the final's own
 
     def info(self) -> FinalInfo | None:
         """What the record keeps of it (None when no finalist was timed): the order, the
-        rounds, each finalist's score and its rounds against the winner, so that a
-        reader can say why a finalist with the lower median did not win."""
+        rounds, the scores the decision ranked (of those still in the final at its end:
+        a score is relative to the finalists timed beside it, so one that left earlier
+        has none comparable) and every finalist's rounds against the winner (the race's
+        included), so that a reader can say why a finalist with the lower median did
+        not win."""
         if not self.order:
             return None
-        leader, found = self.order[0], scores(self.rounds, self.order)
+        leader = self.order[0]
+        found = scores(self.rounds, self.order[:self.field or len(self.order)])
+        read = self.race_rounds + self.rounds[self.own_from:]
         rivals = {name: Rivalry(sum(ratio > 1.0 for ratio in ratios), len(ratios))
                   for name in self.order[1:]
-                  if (ratios := paired(self.rounds, name, leader))}
-        return FinalInfo(tuple(self.order), len(self.rounds), found, rivals)
+                  if (ratios := paired(read, name, leader))}
+        return FinalInfo(tuple(self.order), len(read), found, rivals, len(self.race_rounds))
 
 
 def run_final(candidates: Mapping[str, Candidate], stream: Stream, args: tuple[object, ...],
               policy: RacePolicy, describe: str,
-              out_of_time: Callable[[], bool] = lambda: False) -> Final:
-    """Race `candidates` (built) in paired rounds under EXECUTE (`play`): a warm-up each
-    first (its caches refilled after the other races), timed for its repeats
-    (`warm_up_timing`)."""
+              out_of_time: Callable[[], bool] = lambda: False,
+              prior: Sequence[Round] = (), fastest: Mapping[str, float] | None = None) -> Final:
+    """Race `candidates` (built) in paired rounds under EXECUTE (`play`), from the race's
+    rounds `prior`. Each finalist is warmed up before its first sample (its caches
+    refilled after the other races): one run where its race's `fastest` sample tells
+    its runs per sample (`RacePolicy.final_repeats`), else timed for them
+    (`warm_up_timing`, up to three runs). A finalist the race's rounds decided is never
+    run again."""
     repeats: dict[str, int] = {}
+    known = fastest or {}
+
+    def warm_up(name: str) -> int:
+        if real_timing(known.get(name, math.nan)):
+            candidates[name](stream, *args)
+            return policy.final_repeats(known[name])
+        return policy.final_repeats(warm_up_timing(candidates[name], stream, args, policy, name))
+
+    def timing(name: str) -> float:
+        if name not in repeats:
+            repeats[name] = warm_up(name)
+        return sample(candidates[name], stream, args, repeats[name], policy.final_runs_as, name)
+
     with executing(stream):
-        for name, candidate in candidates.items():
-            try:
-                repeats[name] = policy.final_repeats(warm_up_timing(candidate, stream, args,
-                                                                    policy, name))
-            except Exception as error:  # noqa: BLE001 - any failure drops the candidate
-                log.warning("%s: finalist %r dropped: %s", describe, name, error)
-        final = play(list(repeats), lambda name: sample(candidates[name], stream, args,
-                                                        repeats[name], policy.final_runs_as,
-                                                        name),
-                     policy, describe, out_of_time)
+        final = play(list(candidates), timing, policy, describe, out_of_time, prior)
     for name, measurement in final.measurements.items():
-        measurement.repeats = repeats[name]
+        measurement.repeats = repeats.get(name, 1)
     return final
 
 
 def play(names: list[str], timing: Callable[[str], float], policy: RacePolicy,
-         describe: str = "", out_of_time: Callable[[], bool] = lambda: False) -> Final:
+         describe: str = "", out_of_time: Callable[[], bool] = lambda: False,
+         prior: Sequence[Round] = ()) -> Final:
     """The final between `names`, `timing(name)` one sample (or raising: that finalist
-    leaves with a warning), until settled, the blocks run out or `out_of_time()`."""
+    leaves with a warning), until settled, the blocks run out or `out_of_time()`. The
+    race's rounds `prior` (of at least `final_rounds` rounds that timed two finalists
+    or more) are its first block."""
     alive = list(names)
     measurements = {name: Measurement(name) for name in names}
+    race = shared_rounds(prior, alive)
+    if len(race) < policy.final_rounds:
+        race = []
     rounds: list[Round] = []
     left: list[str] = []  # dropped in the final as clearly slower, last first
-    for block in range(1, max(policy.rerace_limit, 1) + 1):
-        costly = _block(alive, timing, measurements, rounds, policy, describe)
+    if race:
+        order = _ordered(race, alive)
+        if settled(race, order, policy, 1):
+            return Final(order, {}, race, race, len(order), len(race))
+        left = _leave_decided(race, order, alive, policy)
+        # A score is relative to the finalists timed beside it: only the race's rounds
+        # that timed every finalist still in doubt rank them with the final's own.
+        rounds = [row for row in race if all(name in row for name in alive)]
+        if len(rounds) < policy.final_rounds:
+            rounds = []
+    blocks = 1 if rounds else 0
+    own_from = len(rounds)
+    for _ in range(max(policy.rerace_limit, 1)):
+        if len(alive) < 2 and (blocks or race):
+            break
+        blocks += 1
+        costly = _block(alive, timing, measurements, rounds, policy, describe, own_from)
         order = _ordered(rounds, alive)
-        if settled(rounds, order, policy, block) or costly or out_of_time():
+        if settled(rounds, order, policy, blocks) or costly or out_of_time():
             break
         left = _drop_slower(rounds, order, alive, policy) + left
-        if len(alive) < 2:
-            break
-    order = _ordered(rounds, alive)
+    order = _ordered(rounds if len(alive) > 1 else race + rounds, alive)
     return Final(order + [name for name in left if name not in order],
-                 {name: m for name, m in measurements.items() if m.samples}, rounds)
+                 {name: m for name, m in measurements.items() if m.samples}, rounds, race,
+                 len(order), own_from)
+
+
+def shared_rounds(prior: Sequence[Round], names: list[str]) -> list[Round]:
+    """The rounds of `prior` that timed two or more of `names`, cut to them."""
+    rows = ({name: row[name] for name in names if name in row} for row in prior)
+    return [row for row in rows if len(row) >= 2]
 
 
 def _block(alive: list[str], timing: Callable[[str], float],
            measurements: dict[str, Measurement], rounds: list[Round], policy: RacePolicy,
-           describe: str) -> bool:
-    """Up to `final_rounds` paired rounds (fewer, no fewer than `first_samples`, when a
-    round costs over `sample_budget_s`); whether it was that costly."""
+           describe: str, own_from: int) -> bool:
+    """Up to `final_rounds` paired rounds (fewer, once the final has timed
+    `first_samples` rounds of its own, when a round costs over `sample_budget_s`);
+    whether it was that costly."""
     for _ in range(policy.final_rounds):
         shift = len(rounds) % max(len(alive), 1)
         row: Round = {}
@@ -200,7 +254,8 @@ def _block(alive: list[str], timing: Callable[[str], float],
             else:
                 measurements[name].discarded += 1
         rounds.append(row)
-        if sum(row.values()) > policy.sample_budget_s and len(rounds) >= policy.first_samples:
+        own = len(rounds) - own_from
+        if sum(row.values()) > policy.sample_budget_s and own >= policy.first_samples:
             return True
     return False
 
@@ -218,8 +273,29 @@ def _ordered(rounds: list[Round], names: list[str]) -> list[str]:
 def _drop_slower(rounds: list[Round], order: list[str], alive: list[str],
                  policy: RacePolicy) -> list[str]:
     """Finalists `drop_ratio` slower than the leader, paired: they leave the final."""
-    dropped = [name for name in order[1:]
-               if statistics.median(paired(rounds, name, order[0]) or [1.0]) > policy.drop_ratio]
-    for name in dropped:
+    return _leave(alive, [name for name in order[1:] if statistics.median(
+        paired(rounds, name, order[0]) or [1.0]) > policy.drop_ratio])
+
+
+def _leave_decided(rounds: list[Round], order: list[str], alive: list[str],
+                   policy: RacePolicy) -> list[str]:
+    """After the race's rounds only: finalists decided against the leader there (slower
+    in `settle_fraction` of their rounds), or `drop_ratio` slower, leave before anything
+    is timed again. Why not after a final's block too: a round's level is the median of
+    the finalists timed in it, and three finalists' median shrugs off a burst that two
+    cannot; leaving after each block chose the 8%-slower of three in 15, 17 and 13 of
+    200 noisy finals (three seeds) against 9, 12 and 10 (tests/unit/test_tune_finals.py)."""
+    beaten = [name for name in order[1:] if _beaten(paired(rounds, name, order[0]), policy)]
+    return _leave(alive, beaten) + _drop_slower(rounds, order, alive, policy)
+
+
+def _leave(alive: list[str], leaving: list[str]) -> list[str]:
+    """`leaving` out of `alive`; those that were in it."""
+    gone = [name for name in leaving if name in alive]
+    for name in gone:
         alive.remove(name)
-    return dropped
+    return gone
+
+
+def _beaten(ratios: list[float], policy: RacePolicy) -> bool:
+    return bool(ratios) and sum(ratio > 1.0 for ratio in ratios) / len(ratios) >= policy.settle_fraction

@@ -53,6 +53,7 @@ from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped, Out
 log = logging.getLogger("clmodes")
 
 Candidate = Callable[..., object]
+Round = dict[str, float]  # name -> one sample, for the candidates timed in one round
 
 
 class RunsAs(enum.Enum):
@@ -189,13 +190,16 @@ def race(
     args: tuple[object, ...],
     policy: RacePolicy,
     describe: str,
+    rounds: list[Round] | None = None,
 ) -> tuple[dict[str, Measurement], dict[str, Dropped]]:
     """Measure candidates under `StreamModeOverride(EXECUTE)`; return (kept, dropped).
 
     Every candidate is warmed up first, then sampled in *rounds*, one sample of each per
     round in a rotating order. Machine noise (another process taking a core for a while)
     then lands on every candidate alike instead of on whichever was being measured, and
-    drops compare candidates over the same rounds."""
+    drops compare candidates over the same rounds. Each round's samples are appended to
+    `rounds` when given: they are paired rounds, which the final starts from
+    (`finals.play`'s `prior`)."""
     dropped: dict[str, Dropped] = {}
     with executing(stream):
         measured = _warm_up(candidates, stream, args, policy, describe, dropped)
@@ -203,6 +207,7 @@ def race(
             names = list(measured)
             shift = index % max(len(names), 1)
             round_time = 0.0
+            row: Round = {}
             for name in names[shift:] + names[:shift]:
                 try:
                     seconds = sample(candidates[name], stream, args, measured[name].repeats,
@@ -217,7 +222,10 @@ def race(
                     log.info("%s: candidate %r: discarded a timing of %r s", describe, name, seconds)
                     continue
                 measured[name].samples.append(seconds)
+                row[name] = seconds
                 round_time += seconds
+            if rounds is not None:
+                rounds.append(row)
             if index + 1 == policy.first_samples:
                 drop_slower(measured, dropped, policy, lambda name: sample(
                     candidates[name], stream, args, measured[name].repeats, name=name))

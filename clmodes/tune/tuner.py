@@ -40,7 +40,7 @@ from clmodes.tune.identity import current_identity, identity_of
 from clmodes.tune.known import Known
 from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
 from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped
-from clmodes.tune.racing import Measurement, RacePolicy, race
+from clmodes.tune.racing import Measurement, RacePolicy, Round, race
 from clmodes.records.tune import FinalInfo, TuneRecord
 from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
@@ -76,6 +76,7 @@ class Tuner:
         self.measurer = measurer_for(sharing, json.dumps(list(self.key)))
         self.spending = Spending(self.budget)  # generations' names: not the re-races
         self.races = 0
+        self.race_rounds: list[Round] = []  # the long races' paired rounds (`_final`)
         self.gather_failures: dict[str, str] = {}
         self.replaced: list[Replaced] = []  # arguments measured on uniform values
         self.final: FinalInfo | None = None  # what the record keeps of the final, if one ran
@@ -175,7 +176,11 @@ class Tuner:
         runnable: dict[str, Candidate] = {
             name: found for name, identity in identities.items()
             if identity and name not in wrong and (found := self.candidates.get(name)) is not None}
-        measured, dropped = race(runnable, self.stream, inputs, self.policy, self.describe)
+        rounds: list[Round] = []
+        measured, dropped = race(runnable, self.stream, inputs, self.policy, self.describe,
+                                 rounds)
+        if len(rounds) >= self.policy.final_rounds:  # a final may start from it (finals.py)
+            self.race_rounds += rounds
         dropped.update(wrong)
         race_index, self.races = self.races, self.races + 1
         for name, identity in identities.items():
@@ -210,7 +215,8 @@ class Tuner:
     def _final(self, inputs: tuple[object, ...]) -> None:
         """Race the finalists against each other (`finals.py`); keep what it measured
         (its samples replace theirs) and its order as the decision."""
-        names = finalists(self.known.contenders(), self.policy)
+        contenders = self.known.contenders()
+        names = finalists(contenders, self.policy)
         if len(names) < 2:
             return
         runnable = {name: found for name in names
@@ -219,9 +225,12 @@ class Tuner:
             self._gather(name, inputs)
         build_queued(self.stream)
         final = run_final(runnable, self.stream, inputs, self.policy,
-                          self.describe + " (final)", self.spending.out_of_time)
-        log.debug("%s: final between %s: %s after %d rounds", self.describe, names,
-                  final.order, len(final.rounds))
+                          self.describe + " (final)", self.spending.out_of_time,
+                          self.race_rounds,
+                          {name: contenders[name].fastest for name in names
+                           if self.results[name].race >= 0})
+        log.debug("%s: final between %s: %s on %d rounds (the race's: %d read)",
+                  self.describe, names, final.order, len(final.rounds), len(final.race_rounds))
         race_index, self.races = self.races, self.races + 1
         for name, measurement in final.measurements.items():
             self.known.keep(name, self.results[name].identity,

@@ -60,7 +60,7 @@ NOT_CHOSEN = {"reason": one_of("lost-final", "not-in-final", "unrecorded"), "tex
               "faster": NUMBER, "final_rounds": (int, NONE), "slower_rounds": (int, NONE),
               "shared_rounds": (int, NONE), "score": MAYBE_NUMBER, "winner_score": MAYBE_NUMBER}
 
-FINAL = {"order": [str], "rounds": int, "scores": dict, "against_winner": dict}
+FINAL = {"order": [str], "rounds": int, "scores": dict, "against_winner": dict, "from_race": int}
 
 TUNE_SUMMARY = {
     "tunable": str, "key": str, "model": str, "device": MAYBE_TEXT, "winner": str,

@@ -180,3 +180,77 @@ def test_screening_keeps_its_first_timing_when_the_retime_is_unreal():
     screen(alive, {"a": 0.01, "b": 0.05}, dropped, POLICY, lambda name: float("nan"))
     assert list(dropped) == ["b"] and "0.05" in dropped["b"].reason
     assert dropped["b"].kind is Drop.SCREENED
+
+
+# -- a final that starts from its race's rounds (measuring only where doubt is left) -----
+
+def race_rounds(times: dict[str, float], count: int, jitter: dict[str, list[float]] | None = None
+                ) -> list[dict[str, float]]:
+    """`count` paired rounds of a race: each name's time, times its jitter in that round."""
+    jitter = jitter or {}
+    return [{name: seconds * jitter.get(name, [1.0] * count)[i] for name, seconds in times.items()}
+            for i in range(count)]
+
+
+def counting(times: dict[str, float]):
+    calls: list[str] = []
+
+    def timing(name: str) -> float:
+        calls.append(name)
+        return times[name]
+    return timing, calls
+
+
+def test_a_leader_the_race_settled_is_the_decision_without_timing_again():
+    times = {"a": 1e-3, "b": 1.1e-3, "c": 1.3e-3}
+    timing, calls = counting(times)
+    final = play(list(times), timing, POLICY, prior=race_rounds(times, 7))
+    assert final.order == ["a", "b", "c"] and calls == []
+    assert len(final.race_rounds) == 7 and len(final.rounds) == 7 and final.measurements == {}
+    info = final.info()
+    assert info is not None and info.from_race == 7 and info.against_winner["b"].slower == 7
+
+
+def test_only_the_finalists_in_doubt_are_timed_again():
+    # "b" won 3 of the race's 7 rounds against "a": in doubt. "c" lost all 7: decided.
+    times = {"a": 1e-3, "b": 1.01e-3, "c": 1.3e-3}
+    prior = race_rounds(times, 7, {"b": [0.97, 1, 0.97, 1, 0.97, 1, 1]})
+    timing, calls = counting(times)
+    final = play(list(times), timing, POLICY, prior=prior)
+    assert "c" not in calls and set(calls) == {"a", "b"}
+    assert final.order == ["a", "b", "c"] and len(final.race_rounds) == 7
+    assert len(final.rounds) == 7 + POLICY.final_rounds  # the race as block 1: ties settle at 2
+    info = final.info()
+    assert info is not None and info.rounds == 12 and info.from_race == 7
+    assert info.against_winner["c"].rounds == 7 and set(info.scores) == {"a", "b"}
+
+
+def test_a_short_race_is_not_a_block_of_the_final():
+    # Three rounds (a costly race) once made configs look apart that were not: the final
+    # times every finalist as if there had been no race.
+    times = {"a": 1e-3, "b": 1.1e-3}
+    timing, calls = counting(times)
+    final = play(list(times), timing, POLICY, prior=race_rounds(times, POLICY.first_samples))
+    assert final.race_rounds == [] and calls.count("a") == calls.count("b") >= POLICY.final_rounds
+
+
+def test_finalists_of_different_races_are_timed_together():
+    # Each race settled its own leader; nothing compares "a" with "x", which met in no round.
+    times = {"a": 1e-3, "b": 1.3e-3, "x": 0.95e-3, "y": 1.4e-3}
+    prior = race_rounds({"a": 1e-3, "b": 1.3e-3}, 7) + race_rounds({"x": 0.95e-3, "y": 1.4e-3}, 7)
+    timing, calls = counting(times)
+    final = play(list(times), timing, POLICY, prior=prior)
+    assert final.order[0] == "x" and {"a", "x"} <= set(calls) and "y" not in calls
+    assert final.rounds[0].keys() >= {"a", "x"}  # the race's rounds score nobody here
+
+
+def test_the_final_info_keeps_how_many_rounds_were_the_races():
+    from clmodes.records.tune import FinalInfo
+    info = FinalInfo(("a", "b"), 12, {"a": 0.99, "b": 1.01}, {}, from_race=7)
+    assert FinalInfo.from_json(info.to_json()) == info
+    hostile = dict(info.to_json(), from_race=99)
+    assert FinalInfo.from_json(hostile).from_race == 12  # never more than the rounds
+    for bad in (-1, "7", None, 7.5, True):
+        assert FinalInfo.from_json(dict(info.to_json(), from_race=bad)).from_race == 0
+    older = {k: v for k, v in info.to_json().items() if k != "from_race"}
+    assert FinalInfo.from_json(older).from_race == 0
