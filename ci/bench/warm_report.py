@@ -83,6 +83,17 @@ def fmt_s(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f} s"
 
 
+def compile_and_tune(cold: dict) -> float | None:
+    """What a cold run pays beyond executing: its time inside less one steady-state
+    execution (its fastest probe). A warm is worth its cost when it is near this: it
+    compiles and tunes what the cold run would, without the work (target <= 1.15)."""
+    execution = cold.get("execution_s")
+    if execution is None:
+        return None
+    rest = cold["inside_s"] - execution
+    return rest if rest > 0 else None
+
+
 def fmt_x(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}x"
 
@@ -120,6 +131,10 @@ def _rows(m: dict) -> list[tuple[str, str, str]]:
     add(("(c) warm() 8S / cold run 8S", fmt_x(c_in), fmt_x(c_wall)))
     add(("    execution alone (steady state) S", fmt_s(ex_S), ""))
     add(("    execution alone (steady state) 8S, 8S/S", fmt_s(ex_8S), fmt_x(ratio(ex_8S, ex_S))))
+    for size in ("S", "8S"):
+        d_in = ratio(m[f"warm_{size}"]["inside_s"], compile_and_tune(m[f"cold_{size}"]))
+        add((f"(d) warm() {size} / cold {size}'s compiling and tuning (inside less one "
+             f"execution)  [target <= 1.15: {ok(d_in, 1.15, 'low')}]", fmt_x(d_in), ""))
     add(("    floor: import clmodes + client + stream", fmt_s(m["floor"]["inside_s"]),
          fmt_s(m["floor"]["process_wall_s"])))
     return rows

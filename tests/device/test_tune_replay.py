@@ -24,7 +24,7 @@ import pytest
 import clmodes
 from clmodes import Kernel, Tunable, TuningSpace
 from clmodes.tune import Budget, Exhaustive, LocalSearch, RacePolicy, report
-from clmodes.tune.finals import run_final
+from clmodes.tune.finals import Contender, finalists, run_final
 from clmodes.records.measurement import Drop
 from clmodes.tune.racing import race
 from clmodes.tune.timing import DeviceTimer, ReplayTimer, current, timing_with
@@ -118,6 +118,43 @@ def test_a_race_under_bursts_does_not_drop_the_best(stream):
             kept, dropped = race(candidates(names), stream, (), QUIET, "replay")
         assert best in kept, (seed, dropped.get(best))
 
+
+
+def race_then_final(stream, names: list[str], seed: int, from_race: bool) -> tuple[str, int]:
+    """A race of `names` and its final as a tune runs them (from the race's rounds, or,
+    `from_race` False, as before: every finalist timed anew), under noise and bursts: the
+    choice and the timings it took."""
+    timer = ReplayTimer(TIMES, noise=0.10, burst_every=7, burst_factor=3.0, seed=seed)
+    runnable = candidates(names)
+    with timing_with(timer):
+        rounds: list[dict[str, float]] = []
+        kept, _ = race(runnable, stream, (), QUIET, "replay", rounds)
+        found = {name: Contender(m.median, min(m.samples), (0, "")) for name, m in kept.items()}
+        names = finalists(found, QUIET)
+        final = run_final({name: runnable[name] for name in names}, stream, (), QUIET,
+                          "replay final", prior=rounds if from_race else (),
+                          fastest={n: found[n].fastest for n in names} if from_race else None)
+    return final.order[0], timer.timings
+
+
+def test_a_final_from_the_race_chooses_as_well_for_fewer_timings(stream):
+    """The final measures only where the race left doubt: over 40 races of 16 configs
+    among the recorded 40 fastest (near ties), under noise and bursts, it chooses within
+    1.05 of the best as often as a final that times every finalist anew, for at least
+    10% fewer timings (40 of 40 each, 9,050 timings against 10,730: 16% fewer;
+    docs/decisions/final-from-the-race.md)."""
+    rng = random.Random(1)
+    pool = sorted(TIMES, key=TIMES.get)[:40]
+    good = {True: 0, False: 0}
+    timings = {True: 0, False: 0}
+    for seed in range(40):
+        names = rng.sample(pool, 16)
+        for from_race in (True, False):
+            choice, spent = race_then_final(stream, names, seed, from_race)
+            good[from_race] += within(choice, min(names, key=TIMES.get))
+            timings[from_race] += spent
+    assert good[True] >= good[False] - 1 and good[True] >= 38, good
+    assert timings[True] <= 0.9 * timings[False], timings
 
 # -- whole tunes: a Tunable over the recorded space, built for real, timed by replay -----
 
