@@ -32,6 +32,11 @@ So each tool has the same 16 distinct kernels to compile and measure.
    On PoCL both tools also pay, per configuration, the work-group function generation at
    its first launch (between the event's SUBMIT and START, so outside every sample), which
    no batching can remove; the breakdown lines show it.
+   clmodes on Kernel Tuner's evidence ("race-only"): the same with `RACE_ONLY`, a
+   `RacePolicy` with no final and one warm-up timing (a config sampled up to 7 times, one
+   run each at this size, the lowest median wins): what clmodes' own decision rules (the
+   final, the re-timed warm-ups) cost, measured beside them. Its own salt; the three
+   sides rotate who goes first.
 3. Quality: afterwards every configuration is re-measured exhaustively with one method —
    profiling events START..END of one launch, interleaved rounds over all 16 after two
    warm-up launches each, median of the rounds — and each tool's choice is reported
@@ -77,7 +82,7 @@ from benchlib import dist_version, progress_logger, write_json  # noqa: E402
 from tune_report import table  # noqa: E402
 from tune_sides import (  # noqa: E402
     BLOCK_X, BLOCK_Y, N, SOURCES, WARMUP_SOURCE, _salts, check_result, config_name, exhaustive,
-    hit_overhead, run_clmodes, run_kernel_tuner,
+    RACE_ONLY, hit_overhead, run_clmodes, run_kernel_tuner,
 )
 
 
@@ -161,24 +166,30 @@ def wake_compiler(setup: Setup) -> None:
     wake(setup.stream.queue, (64,), (16,), wake_buf).wait()
 
 
+TOOLS = ("kernel_tuner", "clmodes", "race_only")  # race_only: clmodes on Kernel Tuner's evidence
+
+
 def run_rep(setup: Setup, kernel_tuner, kernel: str, rep: int,
             log: Callable[[str], None]) -> dict[str, object]:
-    """One cold tuning run of each tool on a freshly salted source, alternating who goes
-    first."""
+    """One cold tuning run of each tool on a freshly salted source (the race-only side on
+    its own salt: in one process, clmodes' second side would find the first's programs
+    built), rotating who goes first."""
     source = SOURCES[kernel].format(salt=next(_salts))
-    first = "KernelTuner" if rep % 2 == 0 else "clmodes"
+    order = list(TOOLS[rep % len(TOOLS):] + TOOLS[:rep % len(TOOLS)])
     runs: dict[str, dict[str, object]] = {}
-    order = ["kernel_tuner", "clmodes"] if first == "KernelTuner" else ["clmodes", "kernel_tuner"]
     for tool in order:
         if tool == "kernel_tuner":
             runs[tool] = run_kernel_tuner(
                 kernel_tuner, setup.platform_index, setup.device_index, setup.host, source
             )
         else:
-            runs[tool] = run_clmodes(setup.client, setup.stream, setup.bufs, source, rep)
+            own = source if tool == "clmodes" else SOURCES[kernel].format(salt=next(_salts))
+            runs[tool] = run_clmodes(setup.client, setup.stream, setup.bufs, own, rep,
+                                     RACE_ONLY if tool == "race_only" else None)
             runs[tool]["max_rel_error"] = check_result(setup.stream, setup.bufs, setup.host)
         log(f"  rep {rep}: {tool} {runs[tool]['wall_s']:.2f} s -> {runs[tool]['choice']}")
-    return {"rep": rep, "first": first, **runs}
+    first = {"kernel_tuner": "KernelTuner", "clmodes": "clmodes", "race_only": "race-only"}
+    return {"rep": rep, "first": first[order[0]], **runs}
 
 
 def rate_choices(rep_results: list[dict], ex: dict[str, dict[str, float]]) -> dict[str, str]:
@@ -191,7 +202,7 @@ def rate_choices(rep_results: list[dict], ex: dict[str, dict[str, float]]) -> di
     }
     best, best_min = ranked["best"], ranked["best_min"]
     for rep in rep_results:
-        for tool in ("kernel_tuner", "clmodes"):
+        for tool in TOOLS:
             choice = rep[tool]["choice"]
             rep[tool]["quality"] = {
                 "time_s": ex[choice]["median_s"],
@@ -241,6 +252,12 @@ def summarize(rep_results: list[dict], ranked: dict[str, str], hit: dict[str, ob
         # the worst choice over the repetitions, relative to the exhaustive best (median)
         "quality_ratio_kernel_tuner_choice_over_best": max(kt_quality),
         "quality_ratio_clmodes_choice_over_best": max(clm_quality),
+        # clmodes deciding on Kernel Tuner's evidence (no final, one warm-up timing)
+        "race_only_wall_s": statistics.median(r["race_only"]["wall_s"] for r in rep_results),
+        "ratio_race_only_over_kernel_tuner": statistics.median(
+            r["race_only"]["wall_s"] for r in rep_results) / statistics.median(kt_walls),
+        "quality_ratio_race_only_choice_over_best": max(
+            r["race_only"]["quality"]["relative_to_best"] for r in rep_results),
         "quality_target": 1.05,
         "hit_overhead_us": hit["hit_overhead_us"],
         "hit_overhead_target_us": 20.0,

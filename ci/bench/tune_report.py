@@ -59,6 +59,12 @@ def _wall_time(results: dict[str, object]) -> list[str]:
         "(warm-ups incl. PoCL's first-launch code generation, host)"
     )
     lines.append(
+        f"    clmodes on Kernel Tuner's evidence (one race, no final, one warm-up timing): "
+        f"{summary['race_only_wall_s']:.2f} s, {summary['ratio_race_only_over_kernel_tuner']:.2f}"
+        f" of Kernel Tuner, worst choice {summary['quality_ratio_race_only_choice_over_best']:.3f}x"
+        " the best"
+    )
+    lines.append(
         f"    (clmodes client + input buffers set up before its clock: "
         f"{meta['clmodes_setup_s']:.2f} s)"
     )
@@ -94,7 +100,8 @@ def _quality(results: dict[str, object]) -> list[str]:
     lines.append(header)
     lines.append("  " + "-" * (len(header) - 2))
     for rep in results["reps"]:
-        for tool, label in (("kernel_tuner", "KernelTuner"), ("clmodes", "clmodes")):
+        for tool, label in (("kernel_tuner", "KernelTuner"), ("clmodes", "clmodes"),
+                            ("race_only", "race-only")):
             q = rep[tool]["quality"]
             lines.append(
                 f"  {rep['rep']:>3}  {label:<12}  {rep[tool]['choice']:>7}  "

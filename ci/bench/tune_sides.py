@@ -18,7 +18,8 @@ import numpy as np
 import clmodes
 import kt_harness
 from benchlib import rotated, salt_counter, timed
-from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, kernel_variants
+from clmodes import (Kernel, ProcessMode, ProcessModeOverride, RacePolicy, Tunable,
+                     kernel_variants)
 from clmodes.tune.variants import grid
 
 N = 256  # the default size (--smoke: 64); each side takes n from its inputs
@@ -104,8 +105,16 @@ def tune_defines() -> dict[str, list[int]]:
     return {"block_size_x": list(BLOCK_X), "block_size_y": list(BLOCK_Y)}
 
 
-def make_tunable(name: str, source: str) -> tuple[Tunable, dict[str, str]]:
-    """The Tunable, and its candidate names -> config names ("16x4")."""
+# clmodes deciding on about the evidence Kernel Tuner decides on: one race (7 samples of a
+# config at most, 1 run each at this size), its fastest median wins; no final, and one
+# warm-up timing. The floor of clmodes' own decision rules, measured beside them.
+RACE_ONLY = RacePolicy(finalists=1, race_finalists=1, finalists_max=1, warmup_timings=1)
+
+
+def make_tunable(name: str, source: str,
+                 policy: RacePolicy | None = None) -> tuple[Tunable, dict[str, str]]:
+    """The Tunable (the default `RacePolicy`, or `policy`), and its candidate names ->
+    config names ("16x4")."""
     candidates = kernel_variants(Kernel(source, "matmul"), launch_matmul, defines=tune_defines())
     names = {
         v.name: config_name(v["block_size_x"], v["block_size_y"])
@@ -114,7 +123,8 @@ def make_tunable(name: str, source: str) -> tuple[Tunable, dict[str, str]]:
     if set(names) != set(candidates) or len(candidates) != 16:
         raise RuntimeError(f"unexpected candidate set: {sorted(candidates)}")
     tunable = Tunable(
-        name, key=lambda C, A, B, n: {"n": n, "dtype": "float32"}, candidates=candidates
+        name, key=lambda C, A, B, n: {"n": n, "dtype": "float32"}, candidates=candidates,
+        policy=policy or RacePolicy(),
     )
     return tunable, names
 
@@ -139,10 +149,12 @@ def cold_tune(tunable: Tunable, stream, bufs) -> tuple[float, kt_harness.BuildLo
     return elapsed, handler, stats
 
 
-def run_clmodes(client: clmodes.Client, stream, bufs, source: str, rep: int) -> dict[str, object]:
+def run_clmodes(client: clmodes.Client, stream, bufs, source: str, rep: int,
+                policy: RacePolicy | None = None) -> dict[str, object]:
     C, A, B = bufs
     n = A.shape[0]
-    tunable, names = make_tunable(f"bench_tune.matmul.{rep}", source)
+    tag = "race_only." if policy is RACE_ONLY else ""
+    tunable, names = make_tunable(f"bench_tune.matmul.{tag}{rep}", source, policy)
     elapsed, handler, stats = cold_tune(tunable, stream, bufs)
     winner = tunable.winner(stream, C, A, B, n)
     key = tunable.tune_key(stream, (C, A, B, n))
