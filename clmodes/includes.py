@@ -117,6 +117,7 @@ class _Walk:
     probes: tuple[tuple[str, Stamp | None], ...]
     files: tuple[str, ...] = ()  # every file found, once each, in the order met
     size: int = 0  # their bytes together
+    whole: bool = False  # every include found here by name, and every file found visited
 
 
 _files: dict[str, _File] = {}
@@ -173,10 +174,17 @@ class _Walker:
         self.named: dict[str, set[Directive]] = {}
         self.files: list[str] = []
         self.size = 0
+        self.capped = False  # a file found was left unvisited (`_MAX_FILES`)
         for name, value in defines.items():
             expanded = directives(f"#include {value}") if value else ()
             if expanded and expanded[0][0] != "macro":
                 self.named.setdefault(name, set()).add(expanded[0])
+
+    @property
+    def whole(self) -> bool:
+        """Was every include found by name, and every file found read? (A `#include NAME`
+        or a header not found here may be what the compiler reads.)"""
+        return not self.capped and all(part[2] is not None for part in self.parts)
 
     @property
     def reads_defines(self) -> bool:
@@ -209,7 +217,10 @@ class _Walker:
             return
         hit = self.find(directive, here)
         self.parts.append([*directive, hit[1].digest if hit else None])
-        if hit is not None and hit[1].stamp[2:] not in self.seen and len(self.seen) < _MAX_FILES:
+        if hit is not None and hit[1].stamp[2:] not in self.seen:
+            if len(self.seen) >= _MAX_FILES:
+                self.capped = True
+                return
             self.seen.add(hit[1].stamp[2:])
             self.files.append(hit[0])
             self.size += hit[1].stamp[0]
@@ -248,6 +259,35 @@ def included_files(source: str, options: Iterable[str],
     return ((), 0) if walk is None else (walk.files, walk.size)
 
 
+def included_texts(source: str, options: Iterable[str],
+                   defines: Mapping[str, str | None]) -> tuple[str, ...] | None:
+    """The text of every file `source` may include (the scan's superset, recursively;
+    empty without an `#include`), for a line scan of their directives
+    (`batch.directives`); None when the walk cannot vouch for them: a header not found
+    here (the compiler may find one elsewhere), a `#include NAME`, or a file that changed
+    since it was walked."""
+    walk = _walk(source, options, defines)
+    if walk is None:
+        return ()
+    if not walk.whole:
+        return None
+    texts = []
+    for path in walk.files:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return None
+        if len(data) != _stamp_size(walk, path):
+            return None
+        texts.append(data.decode("utf-8", "replace"))
+    return tuple(texts)
+
+
+def _stamp_size(walk: _Walk, path: str) -> int | None:
+    return next((stamp[0] for probed, stamp in walk.probes if probed == path and stamp), None)
+
+
 def _walk(source: str, options: Iterable[str], defines: Mapping[str, str | None]) -> _Walk | None:
     if not directives(source):
         return None
@@ -257,7 +297,8 @@ def _walk(source: str, options: Iterable[str], defines: Mapping[str, str | None]
     if known is not None and all(_stamp(path) == stamp for path, stamp in known.probes):
         return known
     walker = _Walker(dirs, defines)
-    walk = _Walk(walker.digest(source), tuple(walker.probes), tuple(walker.files), walker.size)
+    walk = _Walk(walker.digest(source), tuple(walker.probes), tuple(walker.files), walker.size,
+                 walker.whole)
     if not walker.reads_defines and all(s is None or _settled(s) for _, s in walker.probes):
         with _lock:
             if len(_walks) > _MAX_FILES:

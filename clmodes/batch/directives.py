@@ -12,9 +12,13 @@ body); so
 when none of those names is one the compiler could define, the scout's answer is known to
 be "nothing to ask" without running it.
 
-The trap: directives hidden from a line scan. A file it includes has its own directives,
-and a trigraph (`??=`) or digraph (`%:`) spells `#` differently: both give up (None: run
-the scout). A directive may continue over `\\`-joined lines: they are read with it.
+The trap: directives hidden from a line scan. A file it includes has its own directives:
+the scan reads them too when the include walk (`includes.included_texts`) vouches for
+every file the unit may include (each found here by name; a superset, every branch's),
+and gives up otherwise. A trigraph (`??=`) or digraph (`%:`) spells `#` differently: it
+gives up (None: run the scout). Why follow includes: 32 small units sharing one header
+were each scouted through pcpp for nothing, 119 ms of a 0.84 s batch on Intel's CPU
+runtime, where the target was 0.9 of the raw concatenation's 0.72 s. A directive may continue over `\\`-joined lines: they are read with it.
 Reading too much is harmless: a name in a comment, or in a `#define` inside a block
 comment, only means the scout runs.
 """
@@ -22,7 +26,7 @@ comment, only means the scout runs.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w*)(.*)", re.S)
@@ -42,17 +46,20 @@ def _directives(source: str) -> Iterable[tuple[str, str]]:
             yield match.group(1), match.group(2)
 
 
-def conditional_names(source: str, defines: Iterable[tuple[str, str | None]]) -> frozenset[str] | None:
-    """Every name the unit's conditionals could read, through the macros they may expand;
-    None when a line scan cannot be trusted to see every directive (an `#include`, a
-    trigraph or digraph spelling of `#`)."""
-    if "??=" in source or "%:" in source:
+def conditional_names(source: str, defines: Iterable[tuple[str, str | None]],
+                      included: Sequence[str] | None = None) -> frozenset[str] | None:
+    """Every name the unit's conditionals could read, through the macros they may expand,
+    its `included` files' texts read with it (every file it may include); None when a
+    line scan cannot be trusted to see every directive (an `#include` without `included`,
+    a trigraph or digraph spelling of `#`)."""
+    texts = [source, *(included or ())]
+    if any("??=" in text or "%:" in text for text in texts):
         return None
     read: set[str] = set()  # expanded: the bodies of those that are macros are read too
     tested: set[str] = set()  # `#ifdef NAME`, `defined(NAME)`: the name, never its body
     bodies: dict[str, set[str]] = {}
-    for directive, rest in _directives(source):
-        if directive == "include":
+    for directive, rest in (found for text in texts for found in _directives(text)):
+        if directive == "include" and included is None:
             return None
         if directive in _TESTING:
             tested.update(_IDENTIFIER.findall(rest)[:1])

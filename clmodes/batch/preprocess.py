@@ -43,7 +43,7 @@ from clmodes.batch.predefined import FEATURE_CHECKS, CompilerMacros
 from clmodes.batch.prefix import Prefix, shared_prefix
 from clmodes.batch.unit_preprocessor import (MAIN, Resumable, UnitPreprocessor, template_of,
                                              token_lines, unit_preprocessor)
-from clmodes.includes import included_digest
+from clmodes.includes import included_digest, included_texts
 
 log = logging.getLogger("clmodes")
 
@@ -192,7 +192,10 @@ def nothing_to_ask(source: str, defines: tuple[tuple[str, str | None], ...],
     `scout_directives` would find nothing to ask)? False where a line scan cannot tell."""
     if any(option.startswith("-include") for option in options):
         return False
-    names = conditional_names(source, defines)
+    included = included_texts(source, options, dict(defines))
+    if included is None:
+        return False
+    names = conditional_names(source, defines, included)
     return names is not None and not any(
         macros.maybe_predefined(name) or name in FEATURE_CHECKS for name in names)
 
