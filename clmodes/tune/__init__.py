@@ -3,17 +3,17 @@ budget.py), racing candidates by profiling events (`clmodes.measure`), the
 tune cache (docs/contract.md, Autotune).
 
 What is exported here is the tuning vocabulary a user writes with. The machinery stays in
-its modules (`tune.cache.TuneCache`, `tune.cache.TuneKey`, `tune.strategies.run_search`,
+its modules (`tune.cache.TuneCache`, `tune.cache.TuneKey`, `tune.search.strategies.run_search`,
 the driver of a strategy without OpenCL that benchmarks and tests use)."""
 
 from clmodes.tune import bucket
-from clmodes.tune.budget import Budget
+from clmodes.tune.search.budget import Budget
 from clmodes.tune.checking import Tolerance
 from clmodes.tune.racing import Measurement, RacePolicy, RunsAs
 from clmodes.tune.tunable import Tunable
-from clmodes.tune.restriction import RestrictionError
-from clmodes.tune.space import TuningSpace
-from clmodes.tune.strategies import (
+from clmodes.tune.search.restriction import RestrictionError
+from clmodes.tune.search.space import TuningSpace
+from clmodes.tune.search.strategies import (
     DEFAULT_STRATEGY,
     Exhaustive,
     Genetic,

@@ -14,10 +14,10 @@ import itertools
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from clmodes.tune.budget import Budget
-from clmodes.tune.space import Config, TuningSpace, format_value
-from clmodes.tune.starts import Start
-from clmodes.tune.strategies import Search, Strategy
+from clmodes.tune.search.budget import Budget
+from clmodes.tune.search.space import Config, TuningSpace, format_value
+from clmodes.tune.search.starts import Start
+from clmodes.tune.search.strategies import Search, Strategy
 
 Candidate = Callable[..., object]
 

@@ -24,7 +24,7 @@ from typing import Protocol
 
 from clmodes.records.tune import SpreadInfo, TuneRecord
 from clmodes.tune.sharing import Entry
-from clmodes.tune.spending import Spending
+from clmodes.tune.search.spending import Spending
 
 log = logging.getLogger("clmodes")
 

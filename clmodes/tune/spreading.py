@@ -17,7 +17,7 @@ from collections.abc import Callable
 from clmodes.tune.measurer import Foreign, Local, MeasureHere, Measurer
 from clmodes.records.tune import SpreadInfo, TuneRecord
 from clmodes.tune.sharing import Sharing
-from clmodes.tune.spending import Spending
+from clmodes.tune.search.spending import Spending
 
 
 @dataclasses.dataclass

@@ -42,7 +42,7 @@ from clmodes.tune.keys import canonical_key
 from clmodes.tune.scoring import Cost, score
 from clmodes.tune import verify
 from clmodes.tune.answers import graded_answer, settle
-from clmodes.tune.budget import Budget
+from clmodes.tune.search.budget import Budget
 from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
 from clmodes.tune import sharing
@@ -52,9 +52,9 @@ from clmodes.tune.checking import Tolerance
 from clmodes.records.tune import TuneRecord
 from clmodes.tune.racing import RacePolicy
 from clmodes.tune.reference import checking_of
-from clmodes.tune.space import TuningSpace
-from clmodes.tune.starts import Start, StartSpec
-from clmodes.tune.strategies import DEFAULT_STRATEGY, Strategy
+from clmodes.tune.search.space import TuningSpace
+from clmodes.tune.search.starts import Start, StartSpec
+from clmodes.tune.search.strategies import DEFAULT_STRATEGY, Strategy
 from clmodes.tune.tuner import Tuner
 
 log = logging.getLogger("clmodes")
@@ -68,7 +68,7 @@ class Tunable:
     strategy=LocalSearch(), budget=Budget(configs=64))`: a space searched by a strategy,
     each generation built in one batch, stopped by the budget (the best measured wins).
     `start=[configs]` or `start=fn(device) -> configs`: measured first, as the first
-    generation, and told to the strategy (`tune.starts`).
+    generation, and told to the strategy (`tune.search.starts`).
 
     `measure_args(stream, *args) -> args` may supply the inputs to measure on (generated
     data); by default buffer arguments are copied onto the measurement stream.

@@ -32,7 +32,7 @@ from clmodes.errors import TuneError
 from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
 from clmodes.store.store import Store
 from clmodes.stream import Stream
-from clmodes.tune.budget import Budget
+from clmodes.tune.search.budget import Budget
 from clmodes.tune.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
 from clmodes.tune.finals import finalists, run_final
@@ -44,9 +44,9 @@ from clmodes.tune.racing import Measurement, RacePolicy, race
 from clmodes.records.tune import FinalInfo, TuneRecord
 from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing
-from clmodes.tune.spending import Spending
+from clmodes.tune.search.spending import Spending
 from clmodes.tune.spreading import measurer_for
-from clmodes.tune.strategies.running import Tell, drive
+from clmodes.tune.search.strategies.running import Tell, drive
 
 log = logging.getLogger("clmodes")
 

@@ -9,7 +9,7 @@ import random
 from collections.abc import Mapping
 from typing import Protocol
 
-from clmodes.tune.space import Config, TuningSpace
+from clmodes.tune.search.space import Config, TuningSpace
 
 Results = Mapping[str, "float | None"]
 DEFAULT_GENERATION = 16  # docs/decisions/generation-size.md: build time against units per build

@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
-from clmodes.tune.budget import Budget
-from clmodes.tune.spending import Spending
-from clmodes.tune.space import Config, TuningSpace
-from clmodes.tune.strategies.base import Results, Strategy
+from clmodes.tune.search.budget import Budget
+from clmodes.tune.search.spending import Spending
+from clmodes.tune.search.space import Config, TuningSpace
+from clmodes.tune.search.strategies.base import Results, Strategy
 
 Item = TypeVar("Item")  # what a search proposes: configs, or candidate names
 Tell = Callable[[Results], None]  # results known before the generation is done

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from clmodes.tune.space import Config, TuningSpace
-from clmodes.tune.strategies.base import DEFAULT_GENERATION, SearchBase
+from clmodes.tune.search.space import Config, TuningSpace
+from clmodes.tune.search.strategies.base import DEFAULT_GENERATION, SearchBase
 
 
 @dataclasses.dataclass(frozen=True)

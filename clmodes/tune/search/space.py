@@ -1,7 +1,7 @@
 """`TuningSpace`: the configurations a tunable kernel may take, without listing them.
 
 A space is a product of parameter value lists cut down by restrictions
-(`clmodes.tune.restriction`). Real spaces are products of 10^4-10^6 points of which a few
+(`clmodes.tune.search.restriction`). Real spaces are products of 10^4-10^6 points of which a few
 hundred are valid, so nothing here builds the product: iteration is a depth-first walk
 over the parameters in declared order (what `itertools.product` yields, minus the invalid
 points) that checks each string restriction as soon as the prefix binds every name it
@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from clmodes.tune.restriction import Restriction, RestrictionError, make
+from clmodes.tune.search.restriction import Restriction, RestrictionError, make
 
 Value = int | float | str | bool
 Config = dict[str, Value]

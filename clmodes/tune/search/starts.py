@@ -28,7 +28,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Union
 
-from clmodes.tune.space import Config, TuningSpace, Value
+from clmodes.tune.search.space import Config, TuningSpace, Value
 
 log = logging.getLogger("clmodes")
 

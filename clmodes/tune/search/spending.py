@@ -32,7 +32,7 @@ import time
 from collections.abc import Sequence
 from typing import TypeVar
 
-from clmodes.tune.budget import Budget
+from clmodes.tune.search.budget import Budget
 
 T = TypeVar("T")
 

@@ -30,8 +30,8 @@ import math
 import random
 from collections.abc import Sequence
 
-from clmodes.tune.space import Config, TuningSpace
-from clmodes.tune.strategies.base import SearchBase
+from clmodes.tune.search.space import Config, TuningSpace
+from clmodes.tune.search.strategies.base import SearchBase
 
 EXTRA = ("ModelGuided needs scikit-learn, the 'search' extra: "
          "pip install 'clmodes[search]'")

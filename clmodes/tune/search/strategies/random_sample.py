@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from clmodes.tune.space import Config, TuningSpace
-from clmodes.tune.strategies.base import DEFAULT_GENERATION, SearchBase
+from clmodes.tune.search.space import Config, TuningSpace
+from clmodes.tune.search.strategies.base import DEFAULT_GENERATION, SearchBase
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,7 +14,7 @@ Rules every strategy keeps (tests/unit/test_strategies.py):
   `random.Random(seed)`, never the global one, no set or dict iteration over hashes);
 - `None` is a config that failed to build or run: never proposed again, never a parent.
 
-Budgets are not the strategies' business (`clmodes.tune.budget`): the tuner trims.
+Budgets are not the strategies' business (`clmodes.tune.search.budget`): the tuner trims.
 
 Measured (ci/bench/bench_strategies.py, the GEMM space, smooth, rugged and noisy
 synthetic objectives, 100 seeds): at 32-128 configs `LocalSearch` finds configs closer to
@@ -25,13 +25,13 @@ measurements than `LocalSearch` to reach 1.05 of the best
 (docs/decisions/model-guided-search.md).
 """
 
-from clmodes.tune.strategies.base import DEFAULT_GENERATION, Results, Search, SearchBase, Strategy
-from clmodes.tune.strategies.exhaustive import Exhaustive
-from clmodes.tune.strategies.genetic import Genetic
-from clmodes.tune.strategies.local_search import LocalSearch
-from clmodes.tune.strategies.model_guided import ModelGuided
-from clmodes.tune.strategies.random_sample import RandomSample
-from clmodes.tune.strategies.running import run_search
+from clmodes.tune.search.strategies.base import DEFAULT_GENERATION, Results, Search, SearchBase, Strategy
+from clmodes.tune.search.strategies.exhaustive import Exhaustive
+from clmodes.tune.search.strategies.genetic import Genetic
+from clmodes.tune.search.strategies.local_search import LocalSearch
+from clmodes.tune.search.strategies.model_guided import ModelGuided
+from clmodes.tune.search.strategies.random_sample import RandomSample
+from clmodes.tune.search.strategies.running import run_search
 
 DEFAULT_STRATEGY = LocalSearch
 
