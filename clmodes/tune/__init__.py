@@ -3,7 +3,7 @@ budget.py), racing candidates by profiling events (`clmodes.measure`), the
 tune cache (docs/contract.md, Autotune).
 
 What is exported here is the tuning vocabulary a user writes with. The machinery stays in
-its modules (`tune.cache.TuneCache`, `tune.cache.TuneKey`, `tune.search.strategies.run_search`,
+its modules (`tune.decisions.cache.TuneCache`, `tune.decisions.cache.TuneKey`, `tune.search.strategies.run_search`,
 the driver of a strategy without OpenCL that benchmarks and tests use)."""
 
 from clmodes.tune import bucket

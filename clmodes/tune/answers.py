@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from clmodes.records.tune import TuneRecord
 from clmodes.runtime import Runtime
-from clmodes.tune.cache import TuneKey
+from clmodes.tune.decisions.cache import TuneKey
 from clmodes.tune.nearest import nearest
 from clmodes.tune.verify import Verdict
 

@@ -8,7 +8,7 @@ import json
 
 from clmodes.store import Store
 from clmodes.store.schema import TuneRow
-from clmodes.tune.keys import canonical_key
+from clmodes.tune.decisions.cache import canonical_key
 from clmodes.tune.report import NoTuneEntryError, selected_rows
 
 

@@ -37,8 +37,7 @@ from clmodes.execution.usage import unrecorded
 from clmodes.measure import measurement_stream
 from clmodes.runtime import runtime_of
 from clmodes.stream import Stream
-from clmodes.tune.cache import TuneKey
-from clmodes.tune.keys import canonical_key
+from clmodes.tune.decisions.cache import TuneKey, canonical_key
 from clmodes.tune.scoring import Cost, score
 from clmodes.tune import verify
 from clmodes.tune.answers import graded_answer, settle
@@ -46,7 +45,7 @@ from clmodes.tune.search.budget import Budget
 from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
 from clmodes.tune import sharing
-from clmodes.tune.coordination import measure_or_adopt
+from clmodes.tune.decisions.coordination import measure_or_adopt
 from clmodes.tune.identity import decision_problem
 from clmodes.tune.checking import Tolerance
 from clmodes.records.tune import TuneRecord
@@ -86,8 +85,8 @@ class Tunable:
     every size of a range (`tune.bucket`); for candidates correct at every size.
 
     Thread-safe: two threads calling one untuned key tune it once; the second blocks until
-    the first has a winner, then runs that winner (see `tune.cache`). Process-safe: two
-    processes sharing a store measure a key once (see `tune.coordination`).
+    the first has a winner, then runs that winner (see `tune.decisions.cache`). Process-safe: two
+    processes sharing a store measure a key once (see `tune.decisions.coordination`).
     """
 
     def __init__(

@@ -33,7 +33,7 @@ from clmodes.measure import build_queued, gather, measurement_stream, scratch_co
 from clmodes.store.store import Store
 from clmodes.stream import Stream
 from clmodes.tune.search.budget import Budget
-from clmodes.tune.cache import TuneKey
+from clmodes.tune.decisions.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
 from clmodes.tune.finals import finalists, run_final
 from clmodes.tune.identity import current_identity, identity_of

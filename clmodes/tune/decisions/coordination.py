@@ -1,6 +1,6 @@
 """One measurement of a key across processes sharing a store: claim, or wait and adopt.
 
-Threads of one process are coordinated by the tune cache (`tune.cache`); processes by a
+Threads of one process are coordinated by the tune cache (`tune.decisions.cache`); processes by a
 lease in the store (`clmodes.store.tuning`, which says why waiting beats measuring
 twice). The owner keeps its lease alive from a heartbeat thread while it measures, so a
 long tune is never mistaken for a dead one and a killed tuner is taken over within

@@ -4,10 +4,15 @@ Memory first (a hit costs a dict lookup), then the store (a hit is copied to mem
 counts nowhere), then a tune. Concurrent callers of one untuned key are coordinated: the
 first becomes the tuner; the others *block* until it finishes and then use its winner, so
 a key is measured and counted once. If the tuner fails, one waiter takes over.
+
+A key's `key` is the tune key as canonical JSON (`canonical_key`): what the store keys a
+decision by, so two calls with equal sizes share one decision whatever order their
+mapping was built in.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -23,6 +28,31 @@ class TuneKey(NamedTuple):
     tunable: str
     key: str  # canonical JSON of the tune key
     candidates: str  # checksum of the candidate names
+
+
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # one, not one per call
+
+
+def canonical_key(value: object, owner: str = "a tunable") -> str:
+    """The key as canonical JSON. Mapping keys must be strings: JSON turns `{1: n}` into
+    `{"1": n}`, and two different keys would then share one tune entry."""
+    _refuse_non_string_keys(value, owner)
+    try:
+        return _KEY_ENCODER.encode(value)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{owner}: a tune key must be JSON-able: {error}") from error
+
+
+def _refuse_non_string_keys(value: object, owner: str) -> None:
+    if isinstance(value, dict):
+        for name, item in value.items():
+            if not isinstance(name, str):
+                raise TypeError(f"{owner}: tune key mappings need string keys, not {name!r} "
+                                f"({type(name).__name__}): JSON would turn it into {str(name)!r}")
+            _refuse_non_string_keys(item, owner)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _refuse_non_string_keys(item, owner)
 
 
 class TuneCache:
