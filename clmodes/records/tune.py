@@ -129,7 +129,7 @@ class Rivalry:
 
 @dataclasses.dataclass(frozen=True)
 class FinalInfo:
-    """The final that decided the winner (`tune.finals`), as the record keeps it.
+    """The final that decided the winner (`tune.measuring.finals`), as the record keeps it.
 
     Why kept: the winner is the final's (the lowest median of paired ratios), and the
     finalists' medians are of the final's samples while every other candidate's is of

@@ -10,7 +10,7 @@ run it again unless its kernels change).
 Which arguments are outputs is not declared, so every buffer argument is compared: one
 that nobody writes compares equal anyway. Every checked run starts from the same
 contents: a device-side snapshot of the inputs, taken once before any candidate runs
-(after `tune.inputs` replaced unwritten memory, so every candidate sees the same
+(after `tune.measuring.inputs` replaced unwritten memory, so every candidate sees the same
 replaced values) and copied back before each run. A candidate that accumulates into its
 output (`c += a * b`) is then judged on one accumulation, like the reference.
 

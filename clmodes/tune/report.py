@@ -110,7 +110,7 @@ class DroppedCandidate:
 
 class NotChosen(enum.Enum):
     """Why a runner-up whose median is below the winner's did not win, as the record
-    shows it. The winner is the final's (`tune.finals`: the lowest median of paired
+    shows it. The winner is the final's (`tune.measuring.finals`: the lowest median of paired
     ratios), so a lower median is not a lower score:"""
 
     LOST_FINAL = "lost-final"  # it met the winner in the final and scored worse there
@@ -200,7 +200,7 @@ class TunedKey:
     # A tune spread over a fleet's identical devices (`clmodes.tune.sharing`): nodes,
     # configs measured on each, where the finalists were re-raced, where it was adopted.
     spread: dict[str, Any] | None = None
-    # Arguments measured on uniform values instead of unwritten memory (`tune.inputs`).
+    # Arguments measured on uniform values instead of unwritten memory (`tune.measuring.inputs`).
     inputs_replaced: tuple[str, ...] = ()
     # The output check (`tune.reference`): reference, candidates run, seconds, bytes copied.
     check: dict[str, Any] | None = None
@@ -210,7 +210,7 @@ class TunedKey:
     grade: str = "exact"
     graded_from: tuple[str, ...] = ()
     verified: dict[str, Any] | None = None
-    final: FinalInfo | None = None  # the final that chose the winner (`tune.finals`)
+    final: FinalInfo | None = None  # the final that chose the winner (`tune.measuring.finals`)
     remote: bool = False  # read through a team's remote (`Store.remote_tune_keys`)
 
     @property

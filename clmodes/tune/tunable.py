@@ -49,7 +49,7 @@ from clmodes.tune.decisions.coordination import measure_or_adopt
 from clmodes.tune.identity import decision_problem
 from clmodes.tune.checking import Tolerance
 from clmodes.records.tune import TuneRecord
-from clmodes.tune.racing import RacePolicy
+from clmodes.tune.measuring.racing import RacePolicy
 from clmodes.tune.reference import checking_of
 from clmodes.tune.search.space import TuningSpace
 from clmodes.tune.search.starts import Start, StartSpec

@@ -35,12 +35,12 @@ from clmodes.stream import Stream
 from clmodes.tune.search.budget import Budget
 from clmodes.tune.decisions.cache import TuneKey
 from clmodes.tune.candidates import Candidate, CandidateSet
-from clmodes.tune.finals import finalists, run_final
+from clmodes.tune.measuring.finals import finalists, run_final
 from clmodes.tune.identity import current_identity, identity_of
-from clmodes.tune.known import Known
-from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
+from clmodes.tune.measuring.known import Known
+from clmodes.tune.measuring.inputs import Replaced, log_replaced, replace_unwritten
 from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped
-from clmodes.tune.racing import Measurement, RacePolicy, race
+from clmodes.tune.measuring.racing import Measurement, RacePolicy, race
 from clmodes.records.tune import FinalInfo, TuneRecord
 from clmodes.tune.reference import Checker, Checking
 from clmodes.tune.sharing import Entry, Sharing

@@ -29,8 +29,8 @@ from clmodes.execution import ProcessMode
 from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
 from clmodes.records.tune import TuneRecord
 from clmodes.stream import Stream
-from clmodes.tune.inputs import log_replaced, replace_unwritten
-from clmodes.tune.racing import RacePolicy, race
+from clmodes.tune.measuring.inputs import log_replaced, replace_unwritten
+from clmodes.tune.measuring.racing import RacePolicy, race
 
 log = logging.getLogger("clmodes")
 

@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping
 from clmodes.measure import executing
 from clmodes.records.tune import FinalInfo, Rivalry
 from clmodes.stream import Stream
-from clmodes.tune.racing import (Candidate, Measurement, RacePolicy, real_timing, sample,
+from clmodes.tune.measuring.racing import (Candidate, Measurement, RacePolicy, real_timing, sample,
                                  warm_up_timing)
 
 log = logging.getLogger("clmodes")

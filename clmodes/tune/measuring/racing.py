@@ -47,7 +47,7 @@ from collections.abc import Callable, Mapping
 
 from clmodes.measure import executing
 from clmodes.stream import Stream
-from clmodes.tune import timing
+from clmodes.tune.measuring import timing
 from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped, Outcome
 
 log = logging.getLogger("clmodes")

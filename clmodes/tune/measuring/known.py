@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable
 
 from clmodes.store.store import Store
-from clmodes.tune.finals import Contender
+from clmodes.tune.measuring.finals import Contender
 from clmodes.records.measurement import CandidateMeasurement
 
 
