@@ -97,7 +97,7 @@ class CandidateMeasurement:
     discarded_samples: int = 0  # timings that could not be real
     runs_per_sample: int = 1  # a sample is the median of this many runs (short kernels)
     reason: str | None = None  # why it is not measured (FAILED, DROPPED, WRONG)
-    identity: str | None = None  # the kernels it launched (`tune.identity`); None: unknown
+    identity: str | None = None  # the kernels it launched (`tune.checking.identity`); None: unknown
     reference: str | None = None  # the candidate its output was checked against
     roofline: float | None = None  # its fraction of the device's roofline (`tune.scoring`)
     device: str | None = None  # exact fingerprint of the device that measured it

@@ -59,7 +59,7 @@ class Cost:
 
 @dataclasses.dataclass(frozen=True)
 class CheckInfo:
-    """The output check of a tune (`tune.reference`): the reference and its cost."""
+    """The output check of a tune (`tune.checking.reference`): the reference and its cost."""
 
     reference: str | None = None
     candidates: int | None = None

@@ -8,7 +8,7 @@ the driver of a strategy without OpenCL that benchmarks and tests use)."""
 
 from clmodes.tune import bucket
 from clmodes.tune.search.budget import Budget
-from clmodes.tune.checking import Tolerance
+from clmodes.tune.checking.comparison import Tolerance
 from clmodes.tune.measuring.racing import Measurement, RacePolicy, RunsAs
 from clmodes.tune.tunable import Tunable
 from clmodes.tune.search.restriction import RestrictionError

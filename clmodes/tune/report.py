@@ -202,7 +202,7 @@ class TunedKey:
     spread: dict[str, Any] | None = None
     # Arguments measured on uniform values instead of unwritten memory (`tune.measuring.inputs`).
     inputs_replaced: tuple[str, ...] = ()
-    # The output check (`tune.reference`): reference, candidates run, seconds, bytes copied.
+    # The output check (`tune.checking.reference`): reference, candidates run, seconds, bytes copied.
     check: dict[str, Any] | None = None
     # How near the device the decision was measured on is (`tune.nearest`): exact,
     # family, vendor or across, with the models it was taken from; and its check here

@@ -43,14 +43,14 @@ from clmodes.tune import verify
 from clmodes.tune.answers import graded_answer, settle
 from clmodes.tune.search.budget import Budget
 from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
-from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
+from clmodes.tune.checking.candidates import Candidate, CandidateSet, Listed, Searched
 from clmodes.tune import sharing
 from clmodes.tune.decisions.coordination import measure_or_adopt
-from clmodes.tune.identity import decision_problem
-from clmodes.tune.checking import Tolerance
+from clmodes.tune.checking.identity import decision_problem
+from clmodes.tune.checking.comparison import Tolerance
 from clmodes.records.tune import TuneRecord
 from clmodes.tune.measuring.racing import RacePolicy
-from clmodes.tune.reference import checking_of
+from clmodes.tune.checking.reference import checking_of
 from clmodes.tune.search.space import TuningSpace
 from clmodes.tune.search.starts import Start, StartSpec
 from clmodes.tune.search.strategies import DEFAULT_STRATEGY, Strategy
@@ -75,10 +75,10 @@ class Tunable:
     `cost(*args) -> (bytes_moved, flops)`: what one call moves and computes (all its
     launches, as a sample times them), for the roofline fraction in the tune record.
 
-    Before a candidate is raced its output is checked (`tune.reference`) against
+    Before a candidate is raced its output is checked (`tune.checking.reference`) against
     `reference=` (a candidate's name, or a space's config), else the first that ran;
     one that disagrees is dropped. `tolerance=clmodes.Tolerance(rtol, atol)` for floats
-    (default by dtype, `tune.checking`); `check=False` turns it off, `check=(2,)`
+    (default by dtype, `tune.checking.comparison`); `check=False` turns it off, `check=(2,)`
     compares only those argument positions (a workspace argument may differ).
 
     `bucket={"M": "pow2", "n": clmodes.tune.bucket.edges([4096])}`: one tune answers

@@ -72,7 +72,7 @@ TUNE_SUMMARY = {
     "clmodes": MAYBE_TEXT,
     "spread": lambda v: v is None or check(v, SPREAD) is None,  # a tune spread over a fleet
     "inputs_replaced": [str],  # arguments measured on uniform values (clmodes.tune.measuring.inputs)
-    "check": lambda v: v is None or check(v, CHECK) is None,  # outputs checked (tune.reference)
+    "check": lambda v: v is None or check(v, CHECK) is None,  # outputs checked (tune.checking.reference)
     "grade": one_of("exact", "family", "vendor", "across"),  # tune.nearest
     "graded_from": [str],
     "verified": lambda v: v is None or isinstance(v, dict),  # tune.verify

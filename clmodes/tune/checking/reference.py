@@ -2,7 +2,7 @@
 
 A fast candidate that computes the wrong answer must not win because it is fast. So,
 before a candidate is raced, it runs once on the tune's inputs and every buffer argument
-is read back and compared (`tune.checking`) with the reference's: the Tunable's
+is read back and compared (`tune.checking.comparison`) with the reference's: the Tunable's
 `reference=` candidate, else the first candidate that ran. One that disagrees is dropped
 with the reason, and that is persisted like any other measurement (a later tune does not
 run it again unless its kernels change).
@@ -33,7 +33,7 @@ import pyopencl.array as cla
 
 from clmodes.measure import NothingLaunched, executing
 from clmodes.stream import Stream
-from clmodes.tune.checking import Tolerance, disagreement
+from clmodes.tune.checking.comparison import Tolerance, disagreement
 from clmodes.records.measurement import WRONG, CandidateMeasurement, Drop, Dropped, Outcome
 from clmodes.records.tune import CheckInfo
 

@@ -1,5 +1,5 @@
 """Is a candidate's output the reference's? The comparison a tune makes before a candidate
-can win (`tune.reference` runs the candidates; this module only compares host arrays).
+can win (`tune.checking.reference` runs the candidates; this module only compares host arrays).
 
 Why per dtype: integers (and raw buffers, which have none) have one right answer, so they
 must agree bit for bit. Floating-point candidates legitimately differ by the order they
