@@ -169,7 +169,7 @@ class CandidateMeasurement:
         return found
 
     def to_entry(self) -> dict[str, Any]:
-        """Its form on a fleet's ledger (`tune.sharing`): {"identity", "record"}, the
+        """Its form on a fleet's ledger (`tune.fleet.sharing`): {"identity", "record"}, the
         record as the store keeps it (no identity in it). Kept as 0.x posted it."""
         return {"identity": self.identity,
                 "record": dataclasses.replace(self, identity=None).to_json()}

@@ -79,7 +79,7 @@ class CheckInfo:
 
 @dataclasses.dataclass(frozen=True)
 class SpreadInfo:
-    """A tune spread over a fleet's identical devices (`tune.sharing`): how many nodes,
+    """A tune spread over a fleet's identical devices (`tune.fleet.sharing`): how many nodes,
     configs measured on each, where the finalists were re-raced, where it was adopted."""
 
     nodes: int | None = None

@@ -197,7 +197,7 @@ class TunedKey:
     roofline: float | None = None
     cost: Cost | None = None
     space_size: int | None = None
-    # A tune spread over a fleet's identical devices (`clmodes.tune.sharing`): nodes,
+    # A tune spread over a fleet's identical devices (`clmodes.tune.fleet.sharing`): nodes,
     # configs measured on each, where the finalists were re-raced, where it was adopted.
     spread: dict[str, Any] | None = None
     # Arguments measured on uniform values instead of unwritten memory (`tune.measuring.inputs`).

@@ -44,7 +44,7 @@ from clmodes.tune.answers import graded_answer, settle
 from clmodes.tune.search.budget import Budget
 from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.checking.candidates import Candidate, CandidateSet, Listed, Searched
-from clmodes.tune import sharing
+from clmodes.tune.fleet import sharing
 from clmodes.tune.decisions.coordination import measure_or_adopt
 from clmodes.tune.checking.identity import decision_problem
 from clmodes.tune.checking.comparison import Tolerance

@@ -43,9 +43,9 @@ from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped
 from clmodes.tune.measuring.racing import Measurement, RacePolicy, race
 from clmodes.records.tune import FinalInfo, TuneRecord
 from clmodes.tune.checking.reference import Checker, Checking
-from clmodes.tune.sharing import Entry, Sharing
+from clmodes.tune.fleet.sharing import Entry, Sharing
 from clmodes.tune.search.spending import Spending
-from clmodes.tune.spreading import measurer_for
+from clmodes.tune.fleet.spreading import measurer_for
 from clmodes.tune.search.strategies.running import Tell, drive
 
 log = logging.getLogger("clmodes")

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from clmodes.tune import Budget, LocalSearch
-from clmodes.tune.measurer import Local
+from clmodes.tune.fleet.measurer import Local
 from clmodes.tune.search.spending import SLICE_S, Spending
 from clmodes.tune.search.strategies.running import drive
 from kernels_cl.gemm import GEMM_SPACE

@@ -7,7 +7,7 @@ search loop, a spread tune's posts, the finalists' re-race). A spread tune count
 same configs but leaves time to the group (nodes run at their own pace, and a node's own
 clock would stop the search on one node only): `spent(on_time=False)`.
 
-Pacing (`next_slice`, `note_cost`), under a time budget: a generation is measured in slices (`tune.measurer.
+Pacing (`next_slice`, `note_cost`), under a time budget: a generation is measured in slices (`tune.fleet.measurer.
 Local`), each built, checked and raced before the next, its results told at once. The
 first slice of a tune is one config, so the first result is known after one config's
 cost (a compile, a first launch that generates code on PoCL), as a tuner measuring one

@@ -18,7 +18,7 @@ generation has been told, so what it proposes does not depend on how the generat
 sliced.
 
 `run_search` counts its budget with the tuner's `Spending` (one budget check), but its
-measurer is not a `tune.measurer.Measurer`: that protocol is about candidate names, the
+measurer is not a `tune.fleet.measurer.Measurer`: that protocol is about candidate names, the
 entries a ledger carries and the record a decision makes, and a pure-Python objective
 has none of them. Its time is not counted either: the objective's Python seconds are not
 what a time budget of a tune means.

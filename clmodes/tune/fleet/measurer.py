@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from clmodes.records.tune import SpreadInfo, TuneRecord
-from clmodes.tune.sharing import Entry
+from clmodes.tune.fleet.sharing import Entry
 from clmodes.tune.search.spending import Spending
 
 log = logging.getLogger("clmodes")

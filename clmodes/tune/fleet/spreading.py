@@ -1,8 +1,8 @@
 """`Spreading`: the measurer of a tune spread over a fleet's identical devices, on the
-`Sharing` hook (`tune.sharing`: the share, the ledger, the leader's decision), and
+`Sharing` hook (`tune.fleet.sharing`: the share, the ledger, the leader's decision), and
 `measurer_for`, the one place a tune's measurer is chosen.
 
-What differs from measuring alone (`tune.measurer.Local`): this process measures only
+What differs from measuring alone (`tune.fleet.measurer.Local`): this process measures only
 its share of each generation and keeps every share's results; the search stops on the
 count or when any node's post says its budget is spent (the group keeps time: nodes run
 at their own pace); the leader re-races the finalists on its own device and the others
@@ -14,9 +14,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from clmodes.tune.measurer import Foreign, Local, MeasureHere, Measurer
+from clmodes.tune.fleet.measurer import Foreign, Local, MeasureHere, Measurer
 from clmodes.records.tune import SpreadInfo, TuneRecord
-from clmodes.tune.sharing import Sharing
+from clmodes.tune.fleet.sharing import Sharing
 from clmodes.tune.search.spending import Spending
 
 
