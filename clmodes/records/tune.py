@@ -188,8 +188,8 @@ class TuneRecord:
     roofline: float | None = None  # the winner's fraction of the roofline
     cost: Cost | None = None
     version: int = RECORD_VERSION
-    # An answer taken from another device model (`tune.nearest`): how near, from which
-    # models, and what timing it here found (`tune.verify`). "exact": measured for this one.
+    # An answer taken from another device model (`tune.answers.nearest`): how near, from which
+    # models, and what timing it here found (`tune.answers.verify`). "exact": measured for this one.
     grade: str = "exact"
     graded_from: tuple[str, ...] = ()
     verified: Mapping[str, Any] | None = None

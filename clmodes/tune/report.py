@@ -204,9 +204,9 @@ class TunedKey:
     inputs_replaced: tuple[str, ...] = ()
     # The output check (`tune.checking.reference`): reference, candidates run, seconds, bytes copied.
     check: dict[str, Any] | None = None
-    # How near the device the decision was measured on is (`tune.nearest`): exact,
+    # How near the device the decision was measured on is (`tune.answers.nearest`): exact,
     # family, vendor or across, with the models it was taken from; and its check here
-    # (`tune.verify`): kept or re-tuned, by how much.
+    # (`tune.answers.verify`): kept or re-tuned, by how much.
     grade: str = "exact"
     graded_from: tuple[str, ...] = ()
     verified: dict[str, Any] | None = None

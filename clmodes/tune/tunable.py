@@ -39,8 +39,8 @@ from clmodes.runtime import runtime_of
 from clmodes.stream import Stream
 from clmodes.tune.decisions.cache import TuneKey, canonical_key
 from clmodes.tune.scoring import Cost, score
-from clmodes.tune import verify
-from clmodes.tune.answers import graded_answer, settle
+from clmodes.tune.answers import verify
+from clmodes.tune.answers.answering import graded_answer, settle
 from clmodes.tune.search.budget import Budget
 from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.checking.candidates import Candidate, CandidateSet, Listed, Searched
@@ -190,7 +190,7 @@ class Tunable:
         return self._run(winner, stream, args)
 
     def _graded(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> str | None:
-        """Another device model's decision, graded (`tune.answers`), kept in memory."""
+        """Another device model's decision, graded (`tune.answers.answering`), kept in memory."""
         with unrecorded():
             record = graded_answer(runtime_of(stream), key,
                                    lambda r: self._holds(r, stream, args, key), self._describe(key))
@@ -201,17 +201,17 @@ class Tunable:
 
     def _holds(self, record: TuneRecord, stream: Stream, args: tuple[object, ...],
                key: TuneKey) -> bool:
-        """Does a stored record (another model's, `tune.answers`) hold here?"""
+        """Does a stored record (another model's, `tune.answers.answering`) hold here?"""
         return self._current(record, stream, args, key)
 
     def _note_unverified(self, key: TuneKey, record: TuneRecord) -> None:
-        """Remember an answer not measured here (`tune.verify` times it)."""
+        """Remember an answer not measured here (`tune.answers.verify` times it)."""
         if verify.pending(record):
             self._unverified[key] = record
 
     def _verified(self, stream: Stream, args: tuple[object, ...], key: TuneKey,
                   winner: str) -> str:
-        """An answer not measured here, timed once (`tune.verify`) when the mode says so."""
+        """An answer not measured here, timed once (`tune.answers.verify`) when the mode says so."""
         record, mode = self._unverified.get(key), process_mode()
         if record is not None and mode is ProcessMode.COMPILE_ONLY:
             with unrecorded():

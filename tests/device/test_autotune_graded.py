@@ -1,4 +1,4 @@
-"""Nearest-device answers on real OpenCL (`clmodes.tune.nearest`, `tune.answers`): a
+"""Nearest-device answers on real OpenCL (`clmodes.tune.answers.nearest`, `tune.answers.answering`): a
 decision stored only under a synthetic model of this device's vendor answers the real
 device, graded, with nothing tuned and the result right."""
 

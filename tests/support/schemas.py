@@ -73,9 +73,9 @@ TUNE_SUMMARY = {
     "spread": lambda v: v is None or check(v, SPREAD) is None,  # a tune spread over a fleet
     "inputs_replaced": [str],  # arguments measured on uniform values (clmodes.tune.measuring.inputs)
     "check": lambda v: v is None or check(v, CHECK) is None,  # outputs checked (tune.checking.reference)
-    "grade": one_of("exact", "family", "vendor", "across"),  # tune.nearest
+    "grade": one_of("exact", "family", "vendor", "across"),  # tune.answers.nearest
     "graded_from": [str],
-    "verified": lambda v: v is None or isinstance(v, dict),  # tune.verify
+    "verified": lambda v: v is None or isinstance(v, dict),  # tune.answers.verify
     # why a runner-up faster by median was not chosen (tune.report.RunnerUpNote)
     "runner_up_not_chosen": lambda v: v is None or check(v, NOT_CHOSEN) is None,
 }

@@ -108,7 +108,7 @@ class TuneCache:
             running.set()
 
     def replace(self, key: TuneKey, winner: str) -> None:
-        """A key's winner changed (an answer re-tuned here, `tune.verify`)."""
+        """A key's winner changed (an answer re-tuned here, `tune.answers.verify`)."""
         with self._lock:
             self._winners[key] = winner
 

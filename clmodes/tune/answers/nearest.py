@@ -14,7 +14,7 @@ has one for the same tunable, key and candidates on others, the nearest answers,
 
 A graded answer only chooses which *correct* candidate runs (every candidate was checked
 on the device it was measured on; kernels are built here as always: binaries stay
-exact-device only). `tune.verify` times it once here at the next warm.
+exact-device only). `tune.answers.verify` times it once here at the next warm.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""Answering a key from another device model's decision (`tune.nearest` grades them).
+"""Answering a key from another device model's decision (`tune.answers.nearest` grades them).
 
 Asked when neither memory nor the store has a decision for this model: the nearest
 answer that still holds for the code as it is now (its winner a candidate, its kernels
 those the candidates launch) is stored under this model, marked with its grade and the
 models it came from, so `tune list` shows it and later processes take it from the store
-directly (and the next warm verifies it, `tune.verify`). Nothing is measured or counted:
+directly (and the next warm verifies it, `tune.answers.verify`). Nothing is measured or counted:
 an answer is not a tune. A measured decision for this model is never replaced by one.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Callable
 from clmodes.records.tune import TuneRecord
 from clmodes.runtime import Runtime
 from clmodes.tune.decisions.cache import TuneKey
-from clmodes.tune.nearest import nearest
-from clmodes.tune.verify import Verdict
+from clmodes.tune.answers.nearest import nearest
+from clmodes.tune.answers.verify import Verdict
 
 log = logging.getLogger("clmodes")
 
@@ -43,7 +43,7 @@ def graded_answer(runtime: Runtime, key: TuneKey, current: Callable[[TuneRecord]
 
 def settle(runtime: Runtime, key: TuneKey, record: TuneRecord, verdict: Verdict,
            retune: Callable[[], TuneRecord], describe: str) -> str:
-    """Rewrite an answer timed here (`tune.verify`): kept and marked verified, or tuned
+    """Rewrite an answer timed here (`tune.answers.verify`): kept and marked verified, or tuned
     here in full (`retune`), the new record saying what it replaced; the winner."""
     store = runtime.store
     if verdict.kept:

@@ -1,6 +1,6 @@
 """Verify once on the target: an answer not measured here is timed here, once.
 
-A decision graded from another model (`tune.nearest`) or imported from another host was
+A decision graded from another model (`tune.answers.nearest`) or imported from another host was
 never timed on this machine. The first compile-mode pass (`warm`, COMPILE_AND_AUTOTUNE)
 that meets it races its winner against the record's runner-up, a few interleaved samples
 (`POLICY`), on this device: the winner is kept (the record says "verified here", with

@@ -1,0 +1,14 @@
+"""Nearest-device answers and their verification: a key nobody tuned on this device model
+answered from another model's decision, graded (`nearest`: "family", "vendor",
+"across"), stored marked as such (`answering`), and timed once here at the next warm
+(`verify`: the winner raced against the record's runner-up), then kept or re-tuned.
+
+Read first: `nearest.py`. The decision this package holds: an answer only chooses which
+*correct* candidate runs (every candidate was checked on the device it was measured on;
+binaries stay exact-device only), and it is not a tune: nothing is measured or counted
+for it, and a measured decision for this model is never replaced by one. The trap: a CPU
+never answers for a GPU nor a GPU for a CPU, whatever their names share.
+
+`answers.py` is `answering.py` here (`tune.answers.answers` would read twice). This
+package imports `tune.decisions` and `tune.measuring` of `clmodes.tune`.
+"""
