@@ -99,7 +99,7 @@ class CandidateMeasurement:
     reason: str | None = None  # why it is not measured (FAILED, DROPPED, WRONG)
     identity: str | None = None  # the kernels it launched (`tune.checking.identity`); None: unknown
     reference: str | None = None  # the candidate its output was checked against
-    roofline: float | None = None  # its fraction of the device's roofline (`tune.scoring`)
+    roofline: float | None = None  # its fraction of the device's roofline (`tune.reporting.scoring`)
     device: str | None = None  # exact fingerprint of the device that measured it
     host: str | None = None
     measured_at: float | None = None

@@ -38,7 +38,7 @@ from clmodes.measure import measurement_stream
 from clmodes.runtime import runtime_of
 from clmodes.stream import Stream
 from clmodes.tune.decisions.cache import TuneKey, canonical_key
-from clmodes.tune.scoring import Cost, score
+from clmodes.tune.reporting.scoring import Cost, score
 from clmodes.tune.answers import verify
 from clmodes.tune.answers.answering import graded_answer, settle
 from clmodes.tune.search.budget import Budget

@@ -13,7 +13,7 @@ import clmodes
 from clmodes import ProcessMode, ProcessModeOverride
 from clmodes.runtime import default_runtime
 from clmodes.store import FORMAT_VERSION
-from clmodes.tune import report
+from clmodes.tune.reporting import report
 from support import fresh
 from support.tunables import SOURCE, buffers, keys, make_tunable, unique
 

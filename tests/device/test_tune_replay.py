@@ -23,7 +23,8 @@ import pytest
 
 import clmodes
 from clmodes import Kernel, Tunable, TuningSpace
-from clmodes.tune import Budget, Exhaustive, LocalSearch, RacePolicy, report
+from clmodes.tune import Budget, Exhaustive, LocalSearch, RacePolicy
+from clmodes.tune.reporting import report
 from clmodes.tune.measuring.finals import run_final
 from clmodes.records.measurement import Drop
 from clmodes.tune.measuring.racing import race

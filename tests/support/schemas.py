@@ -76,7 +76,7 @@ TUNE_SUMMARY = {
     "grade": one_of("exact", "family", "vendor", "across"),  # tune.answers.nearest
     "graded_from": [str],
     "verified": lambda v: v is None or isinstance(v, dict),  # tune.answers.verify
-    # why a runner-up faster by median was not chosen (tune.report.RunnerUpNote)
+    # why a runner-up faster by median was not chosen (tune.reporting.report.RunnerUpNote)
     "runner_up_not_chosen": lambda v: v is None or check(v, NOT_CHOSEN) is None,
 }
 

@@ -9,7 +9,7 @@ import json
 from clmodes.store import Store
 from clmodes.store.schema import TuneRow
 from clmodes.tune.decisions.cache import canonical_key
-from clmodes.tune.report import NoTuneEntryError, selected_rows
+from clmodes.tune.reporting.report import NoTuneEntryError, selected_rows
 
 
 def select(store: Store, tunable: str, key: str | None = None,

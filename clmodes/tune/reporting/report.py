@@ -2,7 +2,7 @@
 
 `clmodes tune list|show|plot|forget` read tune entries through this module only. A tune
 record is JSON written by `Tunable` (and, through bundles, by other machines and other
-versions of clmodes), so it is decoded by `TuneRecord.from_json` (`tune.record`), the one
+versions of clmodes), so it is decoded by `TuneRecord.from_json` (`clmodes.records.tune`), the one
 boundary: a field that is missing or of the wrong type becomes None (or is left out), a
 row whose record does not parse at all is skipped with a warning. The verbs then work on
 the dataclasses here and never index JSON themselves.
