@@ -42,7 +42,7 @@ from clmodes.measure import executing
 from clmodes.records.tune import FinalInfo, Rivalry
 from clmodes.stream import Stream
 from clmodes.tune.measuring.racing import (Candidate, Measurement, RacePolicy, real_timing, sample,
-                                 warm_up_timing)
+                                           warm_up_timing)
 
 log = logging.getLogger("clmodes")
 
