@@ -16,7 +16,9 @@
    lowest first, and may import only from its own layer or lower ones. A cycle between
    packages that no module-level circle shows (the fleet's node code importing the CLI,
    which imports the fleet) is an arrow pointing up, and fails here. A new top-level
-   module must be placed in a layer (an unplaced one is reported).
+   module must be placed in a layer (an unplaced one is reported). A package grouped by
+   concern in sub-packages (`INNER_LAYERS`: `tune`) layers them the same way, its
+   top-level modules above them all; a new sub-package must be placed too.
 """
 
 from __future__ import annotations
@@ -44,6 +46,31 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
     "cli __main__ __init__",
 ))
 
+# Within a package, lowest first, by its sub-packages and top-level modules (`__init__`
+# is the package's own). tune: the search, the decisions' home and the instruments import
+# nothing else of tune; the checks and the measurers build on the search; answers and
+# reports read decisions and measurements; `Tunable` and the `Tuner` drive them all.
+INNER_LAYERS: dict[str, tuple[frozenset[str], ...]] = {
+    "tune": tuple(frozenset(layer.split()) for layer in (
+        "search decisions measuring",
+        "checking fleet",
+        "answers reporting",
+        "tunable tuner bucket variants __init__",
+    )),
+}
+
+
+def inner_layer_of(module: str) -> tuple[str, int | None] | None:
+    """(package, layer within it) of a module of an `INNER_LAYERS` package, else None."""
+    parts = module.split(".")
+    if len(parts) < 2 or parts[1] not in INNER_LAYERS:
+        return None
+    part = parts[2] if len(parts) > 2 else "__init__"
+    for number, layer in enumerate(INNER_LAYERS[parts[1]]):
+        if part in layer:
+            return parts[1], number
+    return parts[1], None
+
 
 def layer_of(module: str) -> int | None:
     """The layer of a clmodes module (by its top-level module or package), or None."""
@@ -67,6 +94,19 @@ def layer_problems(graph: dict[str, set[str]]) -> list[str]:
             if theirs is not None and theirs > own:
                 problems.append(f"layer order: {module} (layer {own}) imports {target} "
                                 f"(layer {theirs}), a higher layer")
+        inner = inner_layer_of(module)
+        if inner is None:
+            continue
+        package, own_inner = inner
+        if own_inner is None:
+            problems.append(f"{module} is in no layer of clmodes.{package} in ci/check_architecture.py's "
+                            f"INNER_LAYERS")
+            continue
+        for target in sorted(graph[module]):
+            theirs_inner = inner_layer_of(target)
+            if theirs_inner and theirs_inner[0] == package and (theirs_inner[1] or 0) > own_inner:
+                problems.append(f"layer order within clmodes.{package}: {module} (layer {own_inner}) "
+                                f"imports {target} (layer {theirs_inner[1]}), a higher layer")
     return problems
 
 

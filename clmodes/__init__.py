@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     )
     from clmodes.warming import warm
 
-# Loaded at first use (PEP 562): tuning (37 modules), probing and warming are what a
+# Loaded at first use (PEP 562): tuning (36 modules), probing and warming are what a
 # tunable, a probe or a warm needs, and none of them what a process running a pyopencl
 # program or loading warmed kernels needs (`clmodes run`, ci/bench/bench_warm_start.py).
 _LAZY = {

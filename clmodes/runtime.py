@@ -31,7 +31,7 @@ from clmodes.device_check import Usability, UsabilityCache
 
 if TYPE_CHECKING:
     from clmodes.probing.cache import ProbeCache
-    from clmodes.tune.cache import TuneCache
+    from clmodes.tune.decisions.cache import TuneCache
 
 
 class Runtime:
@@ -111,7 +111,7 @@ class Runtime:
     def tunes(self) -> "TuneCache":
         with self._lock:
             if self._tunes is None:
-                from clmodes.tune.cache import TuneCache
+                from clmodes.tune.decisions.cache import TuneCache
 
                 self._tunes = TuneCache(lambda: self.store)
             return self._tunes

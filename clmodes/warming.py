@@ -79,7 +79,7 @@ from clmodes.store import Store
 from clmodes.execution import usage
 from clmodes import cache_size, capture, reads
 from clmodes.runtime import Runtime, default_runtime
-from clmodes.tune.coordination import withdraw_uncommitted
+from clmodes.tune.decisions.coordination import withdraw_uncommitted
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -283,7 +283,7 @@ def _name(workload: object) -> str:
 def _withdrawn_on_failure(store: Store) -> Iterator[None]:
     """All or nothing for every way a warm stops short: its deferred writes are dropped
     (`Store.deferred`), and the decisions it already published to waiting processes are
-    withdrawn with them (`tune.coordination`), whatever stopped it (an exception in the
+    withdrawn with them (`tune.decisions.coordination`), whatever stopped it (an exception in the
     workload or in persisting, Ctrl-C, the command's SIGTERM)."""
     try:
         yield

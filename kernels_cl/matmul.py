@@ -324,7 +324,7 @@ GPU_START = tuple(_config(text) for text in (
 def start_configs(device) -> tuple[dict, ...]:
     """Where the GEMM search starts on `device` (a `clmodes.Device`): the CPU configs on
     a CPU (on PoCL, a staged config's first launch costs several times an unstaged one's
-    code generation: `clmodes.tune.starts`), the GPU ones on a GPU, both elsewhere."""
+    code generation: `clmodes.tune.search.starts`), the GPU ones on a GPU, both elsewhere."""
     kind = device.description.device_type
     return CPU_START if kind == "CPU" else GPU_START if kind == "GPU" else CPU_START + GPU_START
 

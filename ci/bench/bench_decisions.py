@@ -62,8 +62,9 @@ import pyopencl.array as cla  # noqa: E402
 
 import clmodes  # noqa: E402
 from clmodes import ProcessMode, ProcessModeOverride, Tunable  # noqa: E402
-from clmodes.tune import Exhaustive, RacePolicy, RunsAs, finals  # noqa: E402
-from clmodes.tune.racing import sample  # noqa: E402
+from clmodes.tune import Exhaustive, RacePolicy, RunsAs  # noqa: E402
+from clmodes.tune.measuring import finals  # noqa: E402
+from clmodes.tune.measuring.racing import sample  # noqa: E402
 from kernels_cl.gemm import GEMM_SPACE, launch_out  # noqa: E402
 
 TARGET = 1.05
@@ -144,7 +145,7 @@ class Remeasure:
         """Each config's median, over the rounds, of its sample over that round's median
         sample: its speed relative to the others in the same round, so that what the
         load of one round does to all of them cancels (the tune's final scores the same
-        way, `clmodes.tune.finals.scores`). Why not the pooled medians: the load drifts
+        way, `clmodes.tune.measuring.finals.scores`). Why not the pooled medians: the load drifts
         between rounds, and a pooled median is taken in whichever round is a config's
         middle one; under 3 busy processes on Intel the pooled best was a config that
         was 1.075x slower than the tune's choice, paired, in 19 of 20 runs."""

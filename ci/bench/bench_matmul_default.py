@@ -60,7 +60,7 @@ def compare(stores: dict[str, str]) -> list[dict]:
 
     import clmodes
     from clmodes.store.store import Store
-    from clmodes.tune.report import tuned_keys
+    from clmodes.tune.reporting.report import tuned_keys
     from kernels_cl import _common, gemm
 
     matmul = importlib.import_module("kernels_cl.matmul")

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchlib  # noqa: E402
 
 from clmodes.tune import Budget, Genetic, LocalSearch, RandomSample  # noqa: E402
-from clmodes.tune.strategies import run_search  # noqa: E402
+from clmodes.tune.search.strategies import run_search  # noqa: E402
 from kernels_cl.gemm import GEMM_SPACE  # noqa: E402
 
 SPACE = GEMM_SPACE

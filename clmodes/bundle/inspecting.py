@@ -13,7 +13,7 @@ from clmodes.bundle.trust import TrustedKey, assess, trusted_keys as trusted, ve
 from clmodes.device import Device
 from clmodes.discovery import devices
 from clmodes.offline.identity import parse
-from clmodes.tune.nearest import Grade, grade_of
+from clmodes.tune.answers.nearest import Grade, grade_of
 from clmodes.store import StoreEntries, TuneRow
 from clmodes.records.tune import parsed
 
@@ -36,7 +36,7 @@ def inspect(path: str | os.PathLike[str], local: list[Device] | None = None, *,
 
 def answers_here(entries: StoreEntries, local: list[Device]) -> list[dict[str, Any]]:
     """Per local device, how its tune results would be answered from the bundle's: the
-    nearest grade (`clmodes.tune.nearest`), from which models, and how many of the
+    nearest grade (`clmodes.tune.answers.nearest`), from which models, and how many of the
     bundle's records are themselves graded answers."""
     models = sorted({row.model for row in entries.tune})
     if not models:
@@ -56,7 +56,7 @@ def answers_here(entries: StoreEntries, local: list[Device]) -> list[dict[str, A
 
 
 def _graded(row: TuneRow) -> bool:
-    """Is the row's record a graded answer (`tune.nearest`), not a measured decision?"""
+    """Is the row's record a graded answer (`tune.answers.nearest`), not a measured decision?"""
     record = parsed(row.value)
     return record is not None and record.grade != "exact"
 

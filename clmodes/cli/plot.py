@@ -28,7 +28,7 @@ from typing import Any
 from clmodes.atomic import write_replacing
 from clmodes.cli.errors import UsageError
 from clmodes.cli.tune_render import unit_for
-from clmodes.tune.report import parameters
+from clmodes.tune.reporting.report import parameters
 
 EXTRA = "clmodes tune plot needs matplotlib, the 'plot' extra: pip install 'clmodes[plot]'"
 FORMATS = {".png": "png", ".svg": "svg"}

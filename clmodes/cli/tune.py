@@ -1,6 +1,6 @@
 """`clmodes tune list|show|plot|forget`: what the store's tune entries decided, and why.
 
-The verbs read the store through `clmodes.tune.report` only (typed entries, never the
+The verbs read the store through `clmodes.tune.reporting.report` only (typed entries, never the
 records' JSON), build a payload, and hand it to `tune_render` (text), `plot` (an image)
 or `--json`. `--device` narrows every verb to that device's model; without it, entries
 of every model the store holds are shown (imported ones for devices not here included).
@@ -17,7 +17,7 @@ from clmodes.cli.errors import UsageError
 from clmodes.cli.render import emit
 from clmodes.cli.tune_render import forget_text, list_text, plot_text, show_text
 from clmodes.runtime import default_runtime, default_store
-from clmodes.tune import report, selecting
+from clmodes.tune.reporting import report, selecting
 
 
 def _model(args: argparse.Namespace) -> str | None:

@@ -113,7 +113,7 @@ def _list_row(e: dict[str, Any], scale: float) -> list[str]:
 
 
 def grade(entry: dict[str, Any]) -> str:
-    """exact, family, vendor or across; then what timing it here found (`tune.verify`):
+    """exact, family, vendor or across; then what timing it here found (`tune.answers.verify`):
     "family, verified here", or "exact, re-tuned here (was family)"."""
     verified = entry.get("verified") or {}
     if verified.get("outcome") == "kept":

@@ -15,7 +15,7 @@ task retried once elsewhere, a group's member jobs, the wait loop), `settling` (
 finished job's result into the report), `spread` (with
 `spread=True`: the groups of nodes sharing one device model's tunes) and `ledger` (a
 group's Ray actor, and a node job's way to it; the protocol is
-`clmodes.tune.sharing`'s).
+`clmodes.tune.fleet.sharing`'s).
 """
 
 from clmodes.fleet.discovery import NodeDevice, NodeDevices, devices, group_by_fingerprint

@@ -1,7 +1,7 @@
 """The ledger of a spread group as a Ray actor, and a node's way to it.
 
 The driver creates one named actor per group (`create`), holding a
-`clmodes.tune.sharing.MemoryLedger`: Ray runs an actor's methods one at a time, so the
+`clmodes.tune.fleet.sharing.MemoryLedger`: Ray runs an actor's methods one at a time, so the
 first-write-wins rule holds as it does between threads. It lives in a namespace of its
 own (`NAMESPACE`; a job's default namespace is anonymous, and a node's job could not
 find it there), needs no CPU, and dies with the driver (not detached), so a driver that
@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from clmodes.tune.sharing import MemoryLedger, Spread
+from clmodes.tune.fleet.sharing import MemoryLedger, Spread
 
 log = logging.getLogger("clmodes")
 

@@ -3,7 +3,7 @@
 Run by `tasks.warm_target` in a fresh process whose environment names the device
 (`CLMODES_DEVICE`) and a fresh store (`CLMODES_CACHE_DIR`), and, in a spread group,
 its role there (`CLMODES_FLEET_SPREAD`: it then joins the group's ledger and every tune
-is shared, `clmodes.tune.sharing`). It warms the workload with
+is shared, `clmodes.tune.fleet.sharing`). It warms the workload with
 `clmodes.warm` (refusing a store in memory: a target must never ship an empty bundle),
 exports that store to BUNDLE and prints one JSON line: the device it warmed, what it
 compiled and tuned, or the failure's last line (the exception's own `Type: message`).
@@ -66,7 +66,7 @@ def run(workload_name: str, bundle_path: str) -> dict[str, Any]:
     spread: dict[str, Any] | None = None
     if role:
         from clmodes.fleet.ledger import joined
-        from clmodes.tune.sharing import installed
+        from clmodes.tune.fleet.sharing import installed
 
         with joined(json.loads(role)) as (hook, join_s), installed(hook):
             statistics = warm(workload, allow_memory=False, sign=False).as_dict()

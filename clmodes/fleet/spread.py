@@ -2,7 +2,7 @@
 
 Nodes whose devices have the same *model* fingerprint form a group: one job per node,
 all warming the same workload and sharing every tune through the group's ledger
-(`ledger`, `clmodes.tune.sharing`). A node counts once, with its first device of that
+(`ledger`, `clmodes.tune.fleet.sharing`). A node counts once, with its first device of that
 model (two identical devices in one node would measure on one machine's cores and
 memory anyway). The leader (rank 0) is the node the plain plan chose for the group's
 first target, so a spread warm starts where a plain one would; it re-races every

@@ -97,9 +97,9 @@ class CandidateMeasurement:
     discarded_samples: int = 0  # timings that could not be real
     runs_per_sample: int = 1  # a sample is the median of this many runs (short kernels)
     reason: str | None = None  # why it is not measured (FAILED, DROPPED, WRONG)
-    identity: str | None = None  # the kernels it launched (`tune.identity`); None: unknown
+    identity: str | None = None  # the kernels it launched (`tune.checking.identity`); None: unknown
     reference: str | None = None  # the candidate its output was checked against
-    roofline: float | None = None  # its fraction of the device's roofline (`tune.scoring`)
+    roofline: float | None = None  # its fraction of the device's roofline (`tune.reporting.scoring`)
     device: str | None = None  # exact fingerprint of the device that measured it
     host: str | None = None
     measured_at: float | None = None
@@ -169,7 +169,7 @@ class CandidateMeasurement:
         return found
 
     def to_entry(self) -> dict[str, Any]:
-        """Its form on a fleet's ledger (`tune.sharing`): {"identity", "record"}, the
+        """Its form on a fleet's ledger (`tune.fleet.sharing`): {"identity", "record"}, the
         record as the store keeps it (no identity in it). Kept as 0.x posted it."""
         return {"identity": self.identity,
                 "record": dataclasses.replace(self, identity=None).to_json()}

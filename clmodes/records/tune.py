@@ -59,7 +59,7 @@ class Cost:
 
 @dataclasses.dataclass(frozen=True)
 class CheckInfo:
-    """The output check of a tune (`tune.reference`): the reference and its cost."""
+    """The output check of a tune (`tune.checking.reference`): the reference and its cost."""
 
     reference: str | None = None
     candidates: int | None = None
@@ -79,7 +79,7 @@ class CheckInfo:
 
 @dataclasses.dataclass(frozen=True)
 class SpreadInfo:
-    """A tune spread over a fleet's identical devices (`tune.sharing`): how many nodes,
+    """A tune spread over a fleet's identical devices (`tune.fleet.sharing`): how many nodes,
     configs measured on each, where the finalists were re-raced, where it was adopted."""
 
     nodes: int | None = None
@@ -129,7 +129,7 @@ class Rivalry:
 
 @dataclasses.dataclass(frozen=True)
 class FinalInfo:
-    """The final that decided the winner (`tune.finals`), as the record keeps it.
+    """The final that decided the winner (`tune.measuring.finals`), as the record keeps it.
 
     Why kept: the winner is the final's (the lowest median of paired ratios), and the
     finalists' medians are of the final's samples while every other candidate's is of
@@ -191,8 +191,8 @@ class TuneRecord:
     roofline: float | None = None  # the winner's fraction of the roofline
     cost: Cost | None = None
     version: int = RECORD_VERSION
-    # An answer taken from another device model (`tune.nearest`): how near, from which
-    # models, and what timing it here found (`tune.verify`). "exact": measured for this one.
+    # An answer taken from another device model (`tune.answers.nearest`): how near, from which
+    # models, and what timing it here found (`tune.answers.verify`). "exact": measured for this one.
     grade: str = "exact"
     graded_from: tuple[str, ...] = ()
     verified: Mapping[str, Any] | None = None

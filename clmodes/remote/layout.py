@@ -6,7 +6,7 @@
 
 Binaries and the kernel index are per exact device and driver, as in the store, so a
 reader asks exactly for its own; a tune key's decisions are one hash because graded
-matching (`clmodes.tune.nearest`) needs every model's, and a reader asks by the key, not
+matching (`clmodes.tune.answers.nearest`) needs every model's, and a reader asks by the key, not
 by a model. The exact fingerprint is hashed into the name (it is long and holds spaces);
 the entry inside repeats it in full and the signature covers both, so a renamed entry
 never verifies. `1` is the layout's version: a changed layout is new names, never a

@@ -3,7 +3,7 @@
 On a local miss: binaries by exact device (the kernel index entries of the missing
 kernel keys, then the binaries they name), tune results by key (every model's decision
 for it, so that the store's own lookups then answer exactly or graded, through
-`clmodes.tune.nearest` as for a bundle's: this module grades nothing). What verifies is
+`clmodes.tune.answers.nearest` as for a bundle's: this module grades nothing). What verifies is
 written into the local store with its origin noted ("remote": `tune list`, `cache
 info`), local entries winning, so the next process does not ask again.
 

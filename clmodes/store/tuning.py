@@ -184,7 +184,7 @@ def add_tune_rows(connection: sqlite3.Connection, rows: list[TuneRow], now: floa
 
 
 def tunes_on_models(db: Database, tunable: str, key: str, candidates: str) -> dict[str, TuneRecord]:
-    """Every device model's decision for one key (`clmodes.tune.nearest` grades them)."""
+    """Every device model's decision for one key (`clmodes.tune.answers.nearest` grades them)."""
     rows = db.query("SELECT model, value FROM tune WHERE format=? AND tunable=? AND tune_key=? "
                     "AND candidates=?", (FORMAT_VERSION, tunable, key, candidates))
     return {model: record for model, text in rows if (record := parsed(text)) is not None}
@@ -192,7 +192,7 @@ def tunes_on_models(db: Database, tunable: str, key: str, candidates: str) -> di
 
 def replace_tune(db: Database, model: str, tunable: str, key: str, candidates: str,
                  record: TuneRecord) -> None:
-    """Overwrite one decision (an answer verified or re-tuned here, `clmodes.tune.verify`),
+    """Overwrite one decision (an answer verified or re-tuned here, `clmodes.tune.answers.verify`),
     written as `record.stored_json()`; staged like any write while a warm defers them,
     after whatever it staged before."""
     try:

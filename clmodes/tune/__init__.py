@@ -1,19 +1,34 @@
-"""Autotuning: tunables, tuning spaces and search strategies (space.py, strategies.py,
-budget.py), racing candidates by profiling events (`clmodes.measure`), the
-tune cache (docs/contract.md, Autotune).
+"""Autotuning (docs/contract.md, Autotune). What is exported here is the tuning vocabulary
+a user writes with; the machinery is in sub-packages by concern, each saying in its
+docstring what it holds, which module to read first and the decision or trap it keeps:
 
-What is exported here is the tuning vocabulary a user writes with. The machinery stays in
-its modules (`tune.cache.TuneCache`, `tune.cache.TuneKey`, `tune.strategies.run_search`,
-the driver of a strategy without OpenCL that benchmarks and tests use)."""
+- `search/`: the space, its restrictions and starts, the budget, the strategies;
+- `decisions/`: the tune cache, its keys, one measurement of a key across processes;
+- `measuring/`: timing, racing, the final, what a tune knows, its inputs;
+- `checking/`: the candidate set, a candidate's identity, the reference check;
+- `fleet/`: who measures a generation: `Local`, or a fleet's nodes on the sharing hook;
+- `answers/`: nearest-device answers, and their verification here;
+- `reporting/`: tune entries as typed records for the CLI, roofline scores.
+
+At the top: `tunable.py` (`Tunable`: read first), `tuner.py` (a miss measured), and
+`bucket.py` and `variants.py` (vocabulary). Layers, lowest first, checked by
+ci/check_architecture.py (`INNER_LAYERS`): `search`, `decisions` and `measuring` import
+nothing else of tune; `checking` and `fleet` build on `search`; `answers` and `reporting`
+read `decisions` and `measuring`; the top-level modules drive them all, and no
+sub-package imports one of them.
+
+The machinery's names are not exported (`decisions.cache.TuneCache`, `TuneKey`;
+`search.strategies.run_search`, the driver of a strategy without OpenCL that benchmarks
+and tests use)."""
 
 from clmodes.tune import bucket
-from clmodes.tune.budget import Budget
-from clmodes.tune.checking import Tolerance
-from clmodes.tune.racing import Measurement, RacePolicy, RunsAs
+from clmodes.tune.search.budget import Budget
+from clmodes.tune.checking.comparison import Tolerance
+from clmodes.tune.measuring.racing import Measurement, RacePolicy, RunsAs
 from clmodes.tune.tunable import Tunable
-from clmodes.tune.restriction import RestrictionError
-from clmodes.tune.space import TuningSpace
-from clmodes.tune.strategies import (
+from clmodes.tune.search.restriction import RestrictionError
+from clmodes.tune.search.space import TuningSpace
+from clmodes.tune.search.strategies import (
     DEFAULT_STRATEGY,
     Exhaustive,
     Genetic,

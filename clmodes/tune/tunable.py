@@ -37,24 +37,23 @@ from clmodes.execution.usage import unrecorded
 from clmodes.measure import measurement_stream
 from clmodes.runtime import runtime_of
 from clmodes.stream import Stream
-from clmodes.tune.cache import TuneKey
-from clmodes.tune.keys import canonical_key
-from clmodes.tune.scoring import Cost, score
-from clmodes.tune import verify
-from clmodes.tune.answers import graded_answer, settle
-from clmodes.tune.budget import Budget
+from clmodes.tune.decisions.cache import TuneKey, canonical_key
+from clmodes.tune.reporting.scoring import Cost, score
+from clmodes.tune.answers import verify
+from clmodes.tune.answers.answering import graded_answer, settle
+from clmodes.tune.search.budget import Budget
 from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
-from clmodes.tune.candidates import Candidate, CandidateSet, Listed, Searched
-from clmodes.tune import sharing
-from clmodes.tune.coordination import measure_or_adopt
-from clmodes.tune.identity import decision_problem
-from clmodes.tune.checking import Tolerance
+from clmodes.tune.checking.candidates import Candidate, CandidateSet, Listed, Searched
+from clmodes.tune.fleet import sharing
+from clmodes.tune.decisions.coordination import measure_or_adopt
+from clmodes.tune.checking.identity import decision_problem
+from clmodes.tune.checking.comparison import Tolerance
 from clmodes.records.tune import TuneRecord
-from clmodes.tune.racing import RacePolicy
-from clmodes.tune.reference import checking_of
-from clmodes.tune.space import TuningSpace
-from clmodes.tune.starts import Start, StartSpec
-from clmodes.tune.strategies import DEFAULT_STRATEGY, Strategy
+from clmodes.tune.measuring.racing import RacePolicy
+from clmodes.tune.checking.reference import checking_of
+from clmodes.tune.search.space import TuningSpace
+from clmodes.tune.search.starts import Start, StartSpec
+from clmodes.tune.search.strategies import DEFAULT_STRATEGY, Strategy
 from clmodes.tune.tuner import Tuner
 
 log = logging.getLogger("clmodes")
@@ -68,7 +67,7 @@ class Tunable:
     strategy=LocalSearch(), budget=Budget(configs=64))`: a space searched by a strategy,
     each generation built in one batch, stopped by the budget (the best measured wins).
     `start=[configs]` or `start=fn(device) -> configs`: measured first, as the first
-    generation, and told to the strategy (`tune.starts`).
+    generation, and told to the strategy (`tune.search.starts`).
 
     `measure_args(stream, *args) -> args` may supply the inputs to measure on (generated
     data); by default buffer arguments are copied onto the measurement stream.
@@ -76,18 +75,18 @@ class Tunable:
     `cost(*args) -> (bytes_moved, flops)`: what one call moves and computes (all its
     launches, as a sample times them), for the roofline fraction in the tune record.
 
-    Before a candidate is raced its output is checked (`tune.reference`) against
+    Before a candidate is raced its output is checked (`tune.checking.reference`) against
     `reference=` (a candidate's name, or a space's config), else the first that ran;
     one that disagrees is dropped. `tolerance=clmodes.Tolerance(rtol, atol)` for floats
-    (default by dtype, `tune.checking`); `check=False` turns it off, `check=(2,)`
+    (default by dtype, `tune.checking.comparison`); `check=False` turns it off, `check=(2,)`
     compares only those argument positions (a workspace argument may differ).
 
     `bucket={"M": "pow2", "n": clmodes.tune.bucket.edges([4096])}`: one tune answers
     every size of a range (`tune.bucket`); for candidates correct at every size.
 
     Thread-safe: two threads calling one untuned key tune it once; the second blocks until
-    the first has a winner, then runs that winner (see `tune.cache`). Process-safe: two
-    processes sharing a store measure a key once (see `tune.coordination`).
+    the first has a winner, then runs that winner (see `tune.decisions.cache`). Process-safe: two
+    processes sharing a store measure a key once (see `tune.decisions.coordination`).
     """
 
     def __init__(
@@ -191,7 +190,7 @@ class Tunable:
         return self._run(winner, stream, args)
 
     def _graded(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> str | None:
-        """Another device model's decision, graded (`tune.answers`), kept in memory."""
+        """Another device model's decision, graded (`tune.answers.answering`), kept in memory."""
         with unrecorded():
             record = graded_answer(runtime_of(stream), key,
                                    lambda r: self._holds(r, stream, args, key), self._describe(key))
@@ -202,17 +201,17 @@ class Tunable:
 
     def _holds(self, record: TuneRecord, stream: Stream, args: tuple[object, ...],
                key: TuneKey) -> bool:
-        """Does a stored record (another model's, `tune.answers`) hold here?"""
+        """Does a stored record (another model's, `tune.answers.answering`) hold here?"""
         return self._current(record, stream, args, key)
 
     def _note_unverified(self, key: TuneKey, record: TuneRecord) -> None:
-        """Remember an answer not measured here (`tune.verify` times it)."""
+        """Remember an answer not measured here (`tune.answers.verify` times it)."""
         if verify.pending(record):
             self._unverified[key] = record
 
     def _verified(self, stream: Stream, args: tuple[object, ...], key: TuneKey,
                   winner: str) -> str:
-        """An answer not measured here, timed once (`tune.verify`) when the mode says so."""
+        """An answer not measured here, timed once (`tune.answers.verify`) when the mode says so."""
         record, mode = self._unverified.get(key), process_mode()
         if record is not None and mode is ProcessMode.COMPILE_ONLY:
             with unrecorded():

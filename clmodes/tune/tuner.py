@@ -32,21 +32,21 @@ from clmodes.errors import TuneError
 from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
 from clmodes.store.store import Store
 from clmodes.stream import Stream
-from clmodes.tune.budget import Budget
-from clmodes.tune.cache import TuneKey
-from clmodes.tune.candidates import Candidate, CandidateSet
-from clmodes.tune.finals import finalists, run_final
-from clmodes.tune.identity import current_identity, identity_of
-from clmodes.tune.known import Known
-from clmodes.tune.inputs import Replaced, log_replaced, replace_unwritten
+from clmodes.tune.search.budget import Budget
+from clmodes.tune.decisions.cache import TuneKey
+from clmodes.tune.checking.candidates import Candidate, CandidateSet
+from clmodes.tune.measuring.finals import finalists, run_final
+from clmodes.tune.checking.identity import current_identity, identity_of
+from clmodes.tune.measuring.known import Known
+from clmodes.tune.measuring.inputs import Replaced, log_replaced, replace_unwritten
 from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped
-from clmodes.tune.racing import Measurement, RacePolicy, Round, race
+from clmodes.tune.measuring.racing import Measurement, RacePolicy, Round, race
 from clmodes.records.tune import FinalInfo, TuneRecord
-from clmodes.tune.reference import Checker, Checking
-from clmodes.tune.sharing import Entry, Sharing
-from clmodes.tune.spending import Spending
-from clmodes.tune.spreading import measurer_for
-from clmodes.tune.strategies.running import Tell, drive
+from clmodes.tune.checking.reference import Checker, Checking
+from clmodes.tune.fleet.sharing import Entry, Sharing
+from clmodes.tune.search.spending import Spending
+from clmodes.tune.fleet.spreading import measurer_for
+from clmodes.tune.search.strategies.running import Tell, drive
 
 log = logging.getLogger("clmodes")
 

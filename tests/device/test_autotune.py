@@ -312,7 +312,7 @@ def test_a_finals_sample_of_several_runs_is_their_fastest(stream):
     final's rule), where the race's median takes a slow one. Fails when a final's
     sample is their median again."""
     from clmodes.measure import executing
-    from clmodes.tune.racing import sample
+    from clmodes.tune.measuring.racing import sample
 
     slow, fast, args = _a_burst_and_a_candidate(stream)
     calls = []
@@ -338,7 +338,7 @@ def test_a_warm_up_slowed_once_keeps_its_runs_per_sample(stream):
     first timed run was slow (here a far slower kernel stands in for another process's
     burst) still gets several runs per sample. Fails when one timing decides."""
     from clmodes.measure import executing
-    from clmodes.tune.racing import warm_up_timing
+    from clmodes.tune.measuring.racing import warm_up_timing
 
     slow, fast, args = _a_burst_and_a_candidate(stream)
     calls = []

@@ -1,4 +1,4 @@
-"""Candidates are checked against a reference before they can win (`clmodes.tune.reference`).
+"""Candidates are checked against a reference before they can win (`clmodes.tune.checking.reference`).
 
 The candidates here compute `out = 2 * x` (or get it wrong) with a known number of
 launches, so which is fastest does not depend on the machine: a candidate's device time

@@ -1,4 +1,4 @@
-"""Nearest-device answers on real OpenCL (`clmodes.tune.nearest`, `tune.answers`): a
+"""Nearest-device answers on real OpenCL (`clmodes.tune.answers.nearest`, `tune.answers.answering`): a
 decision stored only under a synthetic model of this device's vendor answers the real
 device, graded, with nothing tuned and the result right."""
 
@@ -13,7 +13,7 @@ import clmodes
 from clmodes import ProcessMode, ProcessModeOverride
 from clmodes.runtime import default_runtime
 from clmodes.store import FORMAT_VERSION
-from clmodes.tune import report
+from clmodes.tune.reporting import report
 from support import fresh
 from support.tunables import SOURCE, buffers, keys, make_tunable, unique
 

@@ -1,4 +1,4 @@
-"""What a tune measures on (`clmodes.tune.inputs`): unwritten memory is replaced by
+"""What a tune measures on (`clmodes.tune.measuring.inputs`): unwritten memory is replaced by
 uniform values, real inputs are measured as they are. Candidates here are the `twice`
 variants wrapped so that each measured call records, on the host, the input it got."""
 

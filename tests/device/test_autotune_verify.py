@@ -1,4 +1,4 @@
-"""Verify once on the target (`clmodes.tune.verify`), on real OpenCL, deterministically: a
+"""Verify once on the target (`clmodes.tune.answers.verify`), on real OpenCL, deterministically: a
 graded answer's winner is raced once here against its runner-up, one of them a kernel
 slowed by a 20000-step loop, and kept or re-tuned; EXECUTE times nothing unless
 CLMODES_VERIFY=first-use."""

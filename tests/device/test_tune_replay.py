@@ -1,4 +1,4 @@
-"""The tune loop on recorded timings (`clmodes.tune.timing.ReplayTimer`), as Kernel Tuner's
+"""The tune loop on recorded timings (`clmodes.tune.measuring.timing.ReplayTimer`), as Kernel Tuner's
 simulation mode: the search, racing, screening, budgets, the final and decisions under
 noise, replayed over the GEMM space PoCL recorded (`tests/fixtures/spaces`, 198 configs,
 n=128) instead of timed on a loaded CPU. What stays real: the stream the race runs under,
@@ -23,11 +23,12 @@ import pytest
 
 import clmodes
 from clmodes import Kernel, Tunable, TuningSpace
-from clmodes.tune import Budget, Exhaustive, LocalSearch, RacePolicy, report
-from clmodes.tune.finals import Contender, finalists, run_final
+from clmodes.tune import Budget, Exhaustive, LocalSearch, RacePolicy
+from clmodes.tune.reporting import report
+from clmodes.tune.measuring.finals import Contender, finalists, run_final
 from clmodes.records.measurement import Drop
-from clmodes.tune.racing import race
-from clmodes.tune.timing import DeviceTimer, ReplayTimer, current, timing_with
+from clmodes.tune.measuring.racing import race
+from clmodes.tune.measuring.timing import DeviceTimer, ReplayTimer, current, timing_with
 from kernels_cl.gemm import GEMM_RESTRICTIONS, GEMM_SPACE
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "spaces" / "gemm_pocl_n128.json"

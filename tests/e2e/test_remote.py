@@ -280,7 +280,7 @@ def test_threads_missing_at_once_on_a_stopped_remote_get_one_warning(
 def test_another_models_decision_on_the_remote_answers_graded(
         namespace: RemoteNamespace, tmp_path: Path, key: Path):
     """Tune results are read by key, every model's, and graded here as a bundle's are
-    (`tune.nearest`): a machine of another device model tunes nothing; binaries stay
+    (`tune.answers.nearest`): a machine of another device model tunes nothing; binaries stay
     exact-device only, so it builds its kernels."""
     intel, pocl = require_runtime("Intel(R) OpenCL"), require_runtime(POCL)
     _warm(namespace, tmp_path, "a", intel, key)

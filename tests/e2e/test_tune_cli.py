@@ -85,7 +85,7 @@ def test_list_has_one_row_per_tuned_key_with_winner_and_runner_up(warmed):
         assert e["device"] == warmed.device.fingerprint.exact
         assert 1 <= e["measured"] and e["measured"] + e["dropped"] <= e["configs"]
         if e["runner_up"] is not None:
-            # The winner is the final's (paired rounds, `tune/finals.py`), so its pooled
+            # The winner is the final's (paired rounds, `tune/measuring/finals.py`), so its pooled
             # median need not be the lowest: a pair's ratio, not a median, decides.
             assert e["runner_up"] != e["winner"]
             assert e["runner_up_ratio"] == pytest.approx(

@@ -71,12 +71,12 @@ TUNE_SUMMARY = {
     "host": MAYBE_TEXT, "measured_at": MAYBE_NUMBER, "tune_seconds": MAYBE_NUMBER,
     "clmodes": MAYBE_TEXT,
     "spread": lambda v: v is None or check(v, SPREAD) is None,  # a tune spread over a fleet
-    "inputs_replaced": [str],  # arguments measured on uniform values (clmodes.tune.inputs)
-    "check": lambda v: v is None or check(v, CHECK) is None,  # outputs checked (tune.reference)
-    "grade": one_of("exact", "family", "vendor", "across"),  # tune.nearest
+    "inputs_replaced": [str],  # arguments measured on uniform values (clmodes.tune.measuring.inputs)
+    "check": lambda v: v is None or check(v, CHECK) is None,  # outputs checked (tune.checking.reference)
+    "grade": one_of("exact", "family", "vendor", "across"),  # tune.answers.nearest
     "graded_from": [str],
-    "verified": lambda v: v is None or isinstance(v, dict),  # tune.verify
-    # why a runner-up faster by median was not chosen (tune.report.RunnerUpNote)
+    "verified": lambda v: v is None or isinstance(v, dict),  # tune.answers.verify
+    # why a runner-up faster by median was not chosen (tune.reporting.report.RunnerUpNote)
     "runner_up_not_chosen": lambda v: v is None or check(v, NOT_CHOSEN) is None,
 }
 
@@ -100,7 +100,7 @@ COST = {"bytes_moved": NUMBER, "flops": NUMBER, "bandwidth_gbps": NUMBER,
 TUNE_KEY = {**TUNE_SUMMARY, "statistic": str, "unit": one_of("s"), "candidates": [CANDIDATE],
             "dropped_candidates": [DROPPED], "cost": lambda v: v is None or check(v, COST) is None,
             "roofline_s": MAYBE_NUMBER,
-            "final": lambda v: v is None or check(v, FINAL) is None}  # the final (tune.finals)
+            "final": lambda v: v is None or check(v, FINAL) is None}  # the final (tune.measuring.finals)
 
 TUNE_SHOW = {"store": str, "unit": one_of("s"), "keys": [TUNE_KEY]}
 

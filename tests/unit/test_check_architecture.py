@@ -53,3 +53,15 @@ def test_a_circle_and_a_reach_in_fail(checker, tmp_path, capsys):
     assert checker.main(["check", str(root)]) == 1
     out = capsys.readouterr().out
     assert "import circle: clmodes.device -> clmodes.kernel" in out and "`._hidden` reaches into" in out
+
+
+def test_an_arrow_up_the_sub_packages_of_tune_fails(checker, tmp_path, capsys):
+    root = _package(tmp_path, {"tune/__init__.py": "", "tune/search/__init__.py": "",
+                               "tune/search/space.py": "from clmodes.tune.answers import verify\n",
+                               "tune/answers/__init__.py": "", "tune/answers/verify.py": "",
+                               "tune/mystery/__init__.py": ""})
+    assert checker.main(["check", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert ("layer order within clmodes.tune: clmodes.tune.search.space (layer 0) imports "
+            "clmodes.tune.answers.verify (layer 2)") in out
+    assert "clmodes.tune.mystery is in no layer of clmodes.tune" in out

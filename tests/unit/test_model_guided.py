@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from clmodes.tune import Budget, ModelGuided, RandomSample
-from clmodes.tune.strategies import run_search
+from clmodes.tune.search.strategies import run_search
 from kernels_cl.gemm import GEMM_SPACE
 
 FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "spaces").glob("gemm_*.json"))

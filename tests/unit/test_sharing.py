@@ -1,4 +1,4 @@
-"""The sharing hook of a spread tune (`clmodes.tune.sharing`), without Ray: threads play
+"""The sharing hook of a spread tune (`clmodes.tune.fleet.sharing`), without Ray: threads play
 the nodes and a `MemoryLedger` is what they share. It documents the protocol: each node
 measures its share of a generation, everyone reads every share back, a share whose node
 never posts is taken over after the deadline, and only the leader re-races the
@@ -14,7 +14,7 @@ import pytest
 from clmodes.errors import TuneError
 from clmodes.store.store import Store
 from clmodes.tune import LocalSearch
-from clmodes.tune.sharing import MemoryLedger, Spread, current, installed
+from clmodes.tune.fleet.sharing import MemoryLedger, Spread, current, installed
 from clmodes.tune.tuner import Tuner
 from support import spaced
 from support.tunables import buffers

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from clmodes import TuningSpace
-from clmodes.tune.restriction import RestrictionError
+from clmodes.tune.search.restriction import RestrictionError
 
 PARAMS = {"MWG": [16, 32, 64], "MDIMC": [8, 16], "VW": [1, 2, 4], "SA": [False, True],
           "MODE": ["a", "b"]}

@@ -16,7 +16,7 @@ from clmodes.tune import (
     RandomSample,
     TuningSpace,
 )
-from clmodes.tune.strategies import run_search
+from clmodes.tune.search.strategies import run_search
 
 SPACE = TuningSpace(
     {"MWG": [16, 32, 64, 128], "NWG": [16, 32, 64, 128], "MDIMC": [4, 8, 16], "NDIMC": [4, 8, 16],

@@ -1,12 +1,12 @@
-"""The comparison a tune makes before a candidate can win (`clmodes.tune.checking`), and
-which stored measurements a checking tune may reuse (`clmodes.tune.reference`)."""
+"""The comparison a tune makes before a candidate can win (`clmodes.tune.checking.comparison`), and
+which stored measurements a checking tune may reuse (`clmodes.tune.checking.reference`)."""
 
 import numpy as np
 import pytest
 
 from clmodes import Tolerance
-from clmodes.tune.checking import default_tolerance, disagreement
-from clmodes.tune.reference import Checker, Checking
+from clmodes.tune.checking.comparison import default_tolerance, disagreement
+from clmodes.tune.checking.reference import Checker, Checking
 from clmodes.records.measurement import CandidateMeasurement
 
 

@@ -1,4 +1,4 @@
-"""The decision logic of a tune's final (`clmodes.tune.finals`) and of screening
+"""The decision logic of a tune's final (`clmodes.tune.measuring.finals`) and of screening
 (`racing.screen`), on synthetic samples: no OpenCL. Each test is a way an exhaustive
 tune on a loaded machine chose a config 1.4x-3x slower than the best, and fails under
 the logic before the final (top three by median, re-race skipped on separated quartiles,
@@ -10,8 +10,8 @@ import random
 import statistics
 
 from clmodes.records.measurement import Drop, Dropped
-from clmodes.tune.finals import Contender, finalists, paired, play, scores, settled
-from clmodes.tune.racing import Measurement, RacePolicy, drop_slower, screen, separated
+from clmodes.tune.measuring.finals import Contender, finalists, paired, play, scores, settled
+from clmodes.tune.measuring.racing import Measurement, RacePolicy, drop_slower, screen, separated
 
 POLICY = RacePolicy()
 

@@ -1,9 +1,9 @@
-"""`clmodes.tune.inputs` on host arrays: what counts as unwritten, and the replacement."""
+"""`clmodes.tune.measuring.inputs` on host arrays: what counts as unwritten, and the replacement."""
 
 import numpy as np
 import pytest
 
-from clmodes.tune.inputs import Replaced, uniform_like, unwritten
+from clmodes.tune.measuring.inputs import Replaced, uniform_like, unwritten
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from clmodes.records.measurement import Drop, Dropped
-from clmodes.tune.racing import Measurement, drop_slower, drop_untimed, real_timing
-from clmodes.tune.keys import canonical_key
+from clmodes.tune.measuring.racing import Measurement, drop_slower, drop_untimed, real_timing
+from clmodes.tune.decisions.cache import canonical_key
 
 
 def test_mapping_keys_must_be_strings():

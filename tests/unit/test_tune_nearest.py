@@ -1,4 +1,4 @@
-"""Nearest-device grading (`clmodes.tune.nearest`) on the recorded fingerprints
+"""Nearest-device grading (`clmodes.tune.answers.nearest`) on the recorded fingerprints
 (tests/fixtures/devices): family, vendor, across, and the config best across devices."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from clmodes import Fingerprint
 from clmodes.records.tune import TuneRecord
-from clmodes.tune.nearest import Grade, best_across, family_of, grade_of, nearest
+from clmodes.tune.answers.nearest import Grade, best_across, family_of, grade_of, nearest
 from support.recorded_devices import ALL, fp
 
 

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from clmodes.tune import Budget, LocalSearch
-from clmodes.tune.measurer import Local
-from clmodes.tune.spending import SLICE_S, Spending
-from clmodes.tune.strategies.running import drive
+from clmodes.tune.fleet.measurer import Local
+from clmodes.tune.search.spending import SLICE_S, Spending
+from clmodes.tune.search.strategies.running import drive
 from kernels_cl.gemm import GEMM_SPACE
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "spaces" / "gemm_pocl_n128.json"

@@ -1,6 +1,6 @@
 """`clmodes tune plot`'s figure stays readable whatever the candidates are called.
 
-The entries are tune records from the real record types, read through `tune.report` as
+The entries are tune records from the real record types, read through `tune.reporting.report` as
 the verb reads them; the figure is `clmodes.cli.plot.figure_for`'s, measured as drawn
 (`support.plots`). The GEMM space's real tune is in tests/device/test_tune_replay.py."""
 
@@ -13,7 +13,7 @@ import pytest
 from clmodes.records.measurement import CandidateMeasurement, Outcome
 from clmodes.records.tune import TuneRecord
 from clmodes.store import FORMAT_VERSION, Store, StoreEntries, TuneRow
-from clmodes.tune import report
+from clmodes.tune.reporting import report
 from support.plots import MAIN_SHARE, MAIN_WIDTH, main_panel, main_shares, texts_outside
 
 pytest.importorskip("matplotlib", reason="the 'plot' extra is not installed")

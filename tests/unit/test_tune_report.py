@@ -1,4 +1,4 @@
-"""Tune entries read as typed records (`clmodes.tune.report`), from hand-written rows.
+"""Tune entries read as typed records (`clmodes.tune.reporting.report`), from hand-written rows.
 
 The rows are what a bundle from another machine or another clmodes version can hold, so
 the records here are hostile on purpose: missing fields, wrong types, non-finite numbers.
@@ -17,10 +17,10 @@ import pytest
 from clmodes.cli.tune_render import list_text
 from clmodes.records.measurement import CandidateMeasurement, Outcome
 from clmodes.records.tune import TuneRecord
-from clmodes.tune.finals import play
-from clmodes.tune.racing import RacePolicy
+from clmodes.tune.measuring.finals import play
+from clmodes.tune.measuring.racing import RacePolicy
 from clmodes.store import FORMAT_VERSION, Store, StoreEntries, TuneRow
-from clmodes.tune import report, selecting
+from clmodes.tune.reporting import report, selecting
 
 MODEL = "PoCL | some cpu | 2CU | host memory | OpenCL 3.0"
 RECORD = {

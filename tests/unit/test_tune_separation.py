@@ -1,8 +1,8 @@
 """When the finalists' re-race may stop: the fastest's upper quartile below the others'
 lower quartiles."""
 
-from clmodes.tune.racing import Measurement
-from clmodes.tune.racing import separated
+from clmodes.tune.measuring.racing import Measurement
+from clmodes.tune.measuring.racing import separated
 
 
 def test_clearly_faster_is_separated():

@@ -1,4 +1,4 @@
-"""Which answers are verified here and what a race's result decides (`clmodes.tune.verify`)."""
+"""Which answers are verified here and what a race's result decides (`clmodes.tune.answers.verify`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from clmodes.execution import ProcessMode
 from clmodes.records.tune import TuneRecord
-from clmodes.tune.verify import TOLERANCE, Verdict, due, pending, runner_up
+from clmodes.tune.answers.verify import TOLERANCE, Verdict, due, pending, runner_up
 
 
 @pytest.mark.parametrize("record, expected", [

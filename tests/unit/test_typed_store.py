@@ -14,7 +14,7 @@ import clmodes
 from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped, Outcome
 from clmodes.records.tune import FinalInfo, Rivalry, SpreadInfo, TuneRecord, parsed
 from clmodes.store import Store
-from clmodes.tune.nearest import Grade, nearest
+from clmodes.tune.answers.nearest import Grade, nearest
 from support.recorded_devices import fp
 
 KEY = ("model-a", "mm", '{"n":1}', "c")

@@ -1,0 +1,39 @@
+"""Search strategies over a `TuningSpace`, as ask/tell: the tuner asks for a generation,
+builds its kernels in one batch, measures them and tells the times back.
+
+    search = strategy.start(space)
+    search.tell(already_measured)          # optional: a resumed tune
+    while generation := search.ask():      # [] once the strategy is done
+        search.tell({space.name(c): seconds_or_None for c in generation})
+
+Rules every strategy keeps (tests/unit/test_strategies.py):
+- `ask` proposes only valid configs that were never told nor asked before, so a resumed
+  tune never measures a config twice; results told before the first `ask` are used (a
+  local search starts from the best of them);
+- given its seed and the results told, what it proposes is determined (its own
+  `random.Random(seed)`, never the global one, no set or dict iteration over hashes);
+- `None` is a config that failed to build or run: never proposed again, never a parent.
+
+Budgets are not the strategies' business (`clmodes.tune.search.budget`): the tuner trims.
+
+Measured (ci/bench/bench_strategies.py, the GEMM space, smooth, rugged and noisy
+synthetic objectives, 100 seeds): at 32-128 configs `LocalSearch` finds configs closer to
+the best than `RandomSample` and `Genetic` (tied with a 16-config genetic generation only
+at 128 noisy configs); it is the default (`DEFAULT_STRATEGY`). `ModelGuided` (a surrogate
+model; the `search` extra) stays an option: on a recorded GEMM subspace it needed more
+measurements than `LocalSearch` to reach 1.05 of the best
+(docs/decisions/model-guided-search.md).
+"""
+
+from clmodes.tune.search.strategies.base import DEFAULT_GENERATION, Results, Search, SearchBase, Strategy
+from clmodes.tune.search.strategies.exhaustive import Exhaustive
+from clmodes.tune.search.strategies.genetic import Genetic
+from clmodes.tune.search.strategies.local_search import LocalSearch
+from clmodes.tune.search.strategies.model_guided import ModelGuided
+from clmodes.tune.search.strategies.random_sample import RandomSample
+from clmodes.tune.search.strategies.running import run_search
+
+DEFAULT_STRATEGY = LocalSearch
+
+__all__ = ["DEFAULT_GENERATION", "DEFAULT_STRATEGY", "Exhaustive", "Genetic", "LocalSearch",
+           "ModelGuided", "RandomSample", "Results", "Search", "SearchBase", "Strategy", "run_search"]
