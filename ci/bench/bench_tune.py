@@ -311,6 +311,7 @@ def run_all(setup: Setup, kernel_tuner, args: argparse.Namespace, size: Sizes,
     for rep in rep_results:
         for key in ("_tunable", "_names", "_source"):
             rep["clmodes"].pop(key, None)
+            rep["race_only"].pop(key, None)
     return rep_results, ex, ranked, hit
 
 
