@@ -108,7 +108,7 @@ class Tuner:
         return self.measurer.decide(lambda: self._decide(inputs))
 
     def _scratch_inputs(self) -> tuple[object, ...]:
-        """Copies of the caller's arguments, unwritten memory replaced (`tune.inputs`:
+        """Copies of the caller's arguments, unwritten memory replaced (`tune.measuring.inputs`:
         the trap of measuring on memory a dropped launch would have written)."""
         inputs = scratch_copies(self.args, self.stream)
         self.replaced = replace_unwritten(inputs)

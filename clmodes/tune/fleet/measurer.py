@@ -2,7 +2,7 @@
 the measurer of a tune measured whole in this process.
 
 Why a protocol: the tuner is one ask -> measure -> tell loop (`strategies.running.drive`)
-whatever measures; spreading a tune over a fleet's nodes (`tune.spreading`) changes who
+whatever measures; spreading a tune over a fleet's nodes (`tune.fleet.spreading`) changes who
 measures which part of a generation, when the search stops and who decides, and nothing
 else. Those four answers live in the measurer, so the tuner has no branch for the fleet
 and a new way to measure (another transport, another split) is one class, not a seventh

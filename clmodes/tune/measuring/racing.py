@@ -1,6 +1,6 @@
 """Racing candidates timed with OpenCL profiling events, and choosing a winner robustly.
 
-A run is timed by the process's timer (`tune.timing`), by default
+A run is timed by the process's timer (`tune.measuring.timing`), by default
 `clmodes.measure.device_seconds`: the sum of START..END over every
 launch a candidate makes on the measurement stream, device time only, so host-side Python
 overhead and queueing gaps do not decide between kernels. A sample is one run, or for a
@@ -33,7 +33,7 @@ timing of a sub-millisecond kernel is mostly noise, and sampling it costs nothin
 saving.
 
 The race measures one generation; the decision between races is the final's
-(`tune.finals`).
+(`tune.measuring.finals`).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class RacePolicy:
     screen_timings: int = 3  # a candidate is screened out on the best of this many timings
     slow_sample_s: float = 0.25  # a candidate this slow per sample gets no extra samples
     sample_budget_s: float = 0.5  # device seconds per round beyond which no more rounds
-    finalists: int = 3  # the best this many overall meet in the final (`tune.finals`)...
+    finalists: int = 3  # the best this many overall meet in the final (`tune.measuring.finals`)...
     race_finalists: int = 2  # ...and each race's best this many (a loaded race's too)...
     finalists_max: int = 8  # ...at most this many finalists in all
     final_rounds: int = 5  # paired rounds per block of the final...
@@ -140,7 +140,7 @@ def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...],
     of the seconds of device time over all the launches a run made
     (`clmodes.measure.NothingLaunched` if it made none: it is dropped with a warning). A
     timing that cannot be real is returned as is, so that the caller discards it. Each
-    run is timed by the process's timer (`tune.timing`: the device's profiling events,
+    run is timed by the process's timer (`tune.measuring.timing`: the device's profiling events,
     or recorded times replayed), which `name` tells which candidate it times."""
     timer = timing.current()
     runs = [timer.time(name, stream, lambda: candidate(stream, *args)) for _ in range(repeats)]
