@@ -30,9 +30,11 @@ from support.subprocesses import environment
 
 DOWN = "using the local store only"
 # Twenty tune misses and twenty kernel misses: each a remote round trip or more while
-# the remote is up. Prints its wall time.
+# the remote is up. Prints its wall time. The remote's modules and redis-py are imported
+# before the clock: importing them is not waiting on the server (under load an import
+# took longer than the margin, and the bound failed on it).
 MISSES = """
-import json, logging, time, clmodes
+import json, logging, time, clmodes, redis, clmodes.remote, clmodes.remote.redis_remote
 logging.basicConfig(level=logging.WARNING)
 store = clmodes.Store(None)
 started = time.monotonic()
@@ -98,7 +100,14 @@ def test_a_bad_server_costs_a_run_its_budget_once(tmp_path: Path, mode: str, del
     allowed = float(budget or 2.5)
     with HostileRedis(mode, delay) as server:
         run = _child(MISSES, _env(tmp_path, server.url, **extra))
-    assert run["seconds"] <= allowed + 0.6, run  # the budget, plus the tier's own start
+    # The same misses with no remote, at the same moment: what the machine's load makes
+    # of the local work, which the bound is not about (a loaded CI machine took 1.5 s for
+    # a 0.5 s budget). Spending the budget twice is the DOWN count's to catch.
+    (tmp_path / "local").mkdir()
+    local = _child(MISSES, {k: v for k, v in _env(tmp_path / "local", "").items()
+                            if k != "CLMODES_REMOTE"})
+    assert DOWN not in local["stderr"], local["stderr"]
+    assert run["seconds"] <= allowed + local["seconds"] + 0.6, (run, local)
     assert run["stderr"].count(DOWN) == 1, run["stderr"]
 
 
