@@ -41,7 +41,7 @@ from pcpp.parser import trigraph
 from clmodes.batch.directives import conditional_names
 from clmodes.batch.predefined import FEATURE_CHECKS, CompilerMacros
 from clmodes.batch.prefix import Prefix, shared_prefix
-from clmodes.batch.unit_preprocessor import (MAIN, Resumable, UnitPreprocessor, template_of,
+from clmodes.batch.unit_preprocessor import (MAIN, Resumable, UnitPreprocessor,
                                              token_lines, unit_preprocessor)
 from clmodes.includes import included_digest, included_texts
 
@@ -245,6 +245,7 @@ def preprocess(
     passed = _PASSED_THROUGH.search(text)
     if passed:  # pcpp kept a directive it could not execute: its effect would be lost
         return Preprocessed(None, f"pcpp could not execute #{passed.group(1)}")
-    own = frozenset(n for n, m in pre.macros.items() if template_of(macros).macros.get(n) is not m)
+    predefined = pre.template.macros  # not `template_of(macros)` per name: it hashes `macros`
+    own = frozenset(n for n, m in pre.macros.items() if predefined.get(n) is not m)
     return Preprocessed(text, None, tuple(dict.fromkeys(pre.extensions)), pre.fp_contract, own,
                         shared=shared)

@@ -23,6 +23,7 @@ import pcpp
 from pcpp.parser import Action, OutputDirective
 from pcpp.ply.ply.lex import LexToken
 
+from clmodes.batch.lexing import Fields, Lexing
 from clmodes.batch.predefined import FEATURE_CHECKS, CompilerMacros
 from clmodes.includes import include_dirs, pyopencl_include_dirs
 
@@ -45,23 +46,20 @@ def _copy_token(token: LexToken) -> LexToken:
 LexToken.__copy__ = _copy_token  # type: ignore[attr-defined]
 
 
-_Fields = tuple[tuple[str, object], ...]  # a token's attributes
-
-
 @functools.lru_cache(maxsize=256)
-def _lexed(text: str, source: str) -> tuple[tuple[_Fields, ...], ...]:
+def _lexed(text: str, source: str) -> tuple[tuple[Fields, ...], ...]:
     """A file's tokens cut into lines, lexed once per text: every unit including
     `pyopencl-complex.h` lexed its 1,000 lines again. Kept as their attributes in plain
     tuples, not as tokens: a tuple holding only strings and ints is one the garbage
     collector stops tracking, and 280,000 cached tokens (after ArrayFire's and CLBlast's
     programs) made every full collection cost 0.15 s, more than a batch's build. Handed
     out as new tokens (pcpp sets attributes on them), without the lexer each refers to:
-    ply's lexing rules read it, nothing after lexing does."""
-    return tuple(tuple(tuple((k, v) for k, v in t.__dict__.items() if k != "lexer") for t in line)
-                 for line in pcpp.Preprocessor.group_lines(_LEXING, text, source))
+    ply's lexing rules read it, nothing after lexing does. Lexed by `batch.lexing`: ply's
+    rules in one loop, 2x ply's own."""
+    return _LEXER.token_lines(text, source)
 
 
-def _token(fields: _Fields) -> LexToken:
+def _token(fields: Fields) -> LexToken:
     token = LexToken.__new__(LexToken)
     token.__dict__.update(fields)
     return token
@@ -364,7 +362,8 @@ def _call_at(tokens: list[LexToken], start: int) -> tuple[str, int] | None:
     return f"{tokens[start].value}({argument})", words[2][1] + 1
 
 
-_LEXING = pcpp.Preprocessor()  # only its lexer and token types are used, by `_lines`
+_LEXING = pcpp.Preprocessor()  # only its lexer and token types are used, by `_lexed`
+_LEXER = Lexing(_LEXING)
 
 
 @functools.lru_cache(maxsize=64)
