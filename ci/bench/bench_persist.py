@@ -26,8 +26,10 @@ launch then runs the generic work-group function, which is what a binary read ge
 so the read's code serves the first launches too (what that costs the kernels' own speed
 is not measured here).
 
-The target figure is `persistent_over_in_memory_speed_ratio` (in-memory seconds over
-persistent seconds: what persisting leaves of the batching gain). The separate side is
+The target figures are `persistent_over_in_memory_speed_ratio` (in-memory seconds over
+persistent seconds: what persisting leaves of the batching gain) and
+`persistent_over_raw_batch_speed_ratio` (raw batch seconds over persistent: how near the
+limit, one hand-concatenated program with nothing prepared or kept, clmodes comes). The separate side is
 measured on at most `--separate-max` units and scaled to K (said in the output). Both
 caches are off (`POCL_KERNEL_CACHE=0`, `PYOPENCL_NO_CACHE=1`); sides run in a rotated order
 per repetition; figures are medians. The machine's load is printed and recorded.
@@ -164,6 +166,8 @@ def measure(raw: Raw, memory: Clmodes, persistent: Clmodes, k: int, reps: int,
         "separate_over_in_memory_ratio": seconds["separate"] / seconds["in_memory"],
         "separate_over_persistent_ratio": seconds["separate"] / seconds["persistent"],
         "persistent_over_in_memory_speed_ratio": seconds["in_memory"] / seconds["persistent"],
+        # The limit: K units hand-concatenated into one program, nothing prepared or kept.
+        "persistent_over_raw_batch_speed_ratio": seconds["raw_batch"] / seconds["persistent"],
         # The best a capture that reads the batch's binary on the critical path can do:
         # the raw batch with the read added (PoCL generates code for every kernel there).
         "read_bound_speed_ratio": seconds["raw_batch"]
@@ -210,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{' '.join(f'{x:.2f}' for x in results['load_after'] or ())} after")
     print(f"{'K':>5} {'separate s':>11} {'raw batch s':>12} {'in-memory s':>12} "
           f"{'persist s':>10} {'read s':>7} | {'sep/raw':>8} {'sep/mem':>8} {'sep/pers':>9} "
-          f"{'pers/mem':>9} {'bound':>6}")
+          f"{'pers/mem':>9} {'pers/raw':>9} {'bound':>6}")
     for row in rows:
         s = row["seconds"]
         print(f"{row['k']:>5} {s['separate']:>11.2f} {s['raw_batch']:>12.2f} "
@@ -219,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{row['separate_over_in_memory_ratio']:>7.1f}x "
               f"{row['separate_over_persistent_ratio']:>8.1f}x "
               f"{row['persistent_over_in_memory_speed_ratio']:>9.2f} "
+              f"{row['persistent_over_raw_batch_speed_ratio']:>9.2f} "
               f"{row['read_bound_speed_ratio']:>6.2f}"
               + (f"  (separate: {row['separate_measured_units']} units, scaled)"
                  if row["separate_measured_units"] < row["k"] else ""))
