@@ -1,9 +1,10 @@
-"""A file cut into pcpp's token lines, the same tokens ply's lexer makes, in one loop.
+"""A file cut into pcpp's token lines, lexed once per text (`lexed`), with the same tokens
+ply's lexer makes, in one loop (`Lexing`); and a token copied without `copy`'s protocol.
 
 Why: lexing was about a third of preparing a small unit (a 1 kB unit is ~1,700 tokens,
 and ply's `Lexer.token` costs ~11 us a token: a `LexToken` built attribute by attribute,
 a rule function called for every whitespace run). Every unit's text is lexed once per
-process (`unit_preprocessor._lexed`), so on 32 fresh small units it was a fixed cost of
+process (`lexed`), so on 32 fresh small units it was a fixed cost of
 each batch (docs/benchmarks.md, persist).
 
 The loop reads ply's own compiled master patterns and its group-to-rule table from the
@@ -11,7 +12,7 @@ lexer pcpp builds, so which rule wins where is ply's decision, not a copy of it.
 rule functions do is re-done here, by rule: the whitespace, line-continuation, string,
 character and block-comment rules count the newlines they swallow, the continuation and
 the string drop a backslash-newline. Those functions are pcpp's (`pcpp.parser`); where a
-lexer holds any other function (a pcpp release that changed them), `token_lines` falls
+lexer holds any other function (a pcpp release that changed them), `lines_of` falls
 back to ply's own loop rather than guess. The trap: the tokens must be equal field by
 field, in ply's attribute order too (pcpp copies tokens by their `__dict__`);
 tests/unit/test_batch_lexing.py compares both on every corpus file and on generated text.
@@ -19,9 +20,12 @@ tests/unit/test_batch_lexing.py compares both on every corpus file and on genera
 
 from __future__ import annotations
 
+import functools
 import re
+
 import pcpp
 from pcpp import parser as pcpp_parser
+from pcpp.ply.ply.lex import LexToken
 
 Fields = tuple[tuple[str, object], ...]  # a token's attributes, ply's order, no `lexer`
 
@@ -63,7 +67,7 @@ class Lexing:
                      and all(_known(*rule) for _, table in self.patterns
                              for rule in table if rule and rule[0] is not None))
 
-    def token_lines(self, text: str, source: str) -> tuple[tuple[Fields, ...], ...]:
+    def lines_of(self, text: str, source: str) -> tuple[tuple[Fields, ...], ...]:
         """`text`'s tokens cut into lines, as pcpp's `group_lines` cuts them."""
         if not self.fast:
             return tuple(tuple(_fields(token) for token in line) for line in
@@ -129,3 +133,40 @@ def _known(func: object, kind: str) -> bool:
 
 def _fields(token: object) -> Fields:
     return tuple((k, v) for k, v in vars(token).items() if k != "lexer")
+
+
+def copy_token(token: LexToken) -> LexToken:
+    copied = LexToken.__new__(LexToken)
+    copied.__dict__.update(token.__dict__)
+    return copied
+
+
+# pcpp copies a token for every macro expansion with `copy.copy`, whose generic protocol
+# was a quarter of the preprocessing time; a token is a plain attribute bag.
+LexToken.__copy__ = copy_token  # type: ignore[attr-defined]
+
+
+@functools.lru_cache(maxsize=256)
+def lexed(text: str, source: str) -> tuple[tuple[Fields, ...], ...]:
+    """A file's tokens cut into lines, lexed once per text: every unit including
+    `pyopencl-complex.h` lexed its 1,000 lines again. Kept as their attributes in plain
+    tuples, not as tokens: a tuple holding only strings and ints is one the garbage
+    collector stops tracking, and 280,000 cached tokens (after ArrayFire's and CLBlast's
+    programs) made every full collection cost 0.15 s, more than a batch's build. Handed
+    out as new tokens (pcpp sets attributes on them), without the lexer each refers to:
+    ply's lexing rules read it, nothing after lexing does. Lexed by `Lexing`: ply's rules in one
+    loop, 2x ply's own."""
+    return _LEXER.lines_of(text, source)
+
+
+def new_token(fields: Fields) -> LexToken:
+    token = LexToken.__new__(LexToken)
+    token.__dict__.update(fields)
+    return token
+
+
+def token_lines(text: str, source: str) -> list[list[LexToken]]:
+    return [[new_token(f) for f in line] for line in lexed(text, source)]
+
+
+_LEXER = Lexing(pcpp.Preprocessor())  # only its lexer and token types are used

@@ -41,8 +41,8 @@ from pcpp.parser import trigraph
 from clmodes.batch.directives import conditional_names
 from clmodes.batch.predefined import FEATURE_CHECKS, CompilerMacros
 from clmodes.batch.prefix import Prefix, shared_prefix
-from clmodes.batch.unit_preprocessor import (MAIN, Resumable, UnitPreprocessor,
-                                             token_lines, unit_preprocessor)
+from clmodes.batch.lexing import token_lines
+from clmodes.batch.unit_preprocessor import MAIN, Resumable, UnitPreprocessor, unit_preprocessor
 from clmodes.includes import included_digest, included_texts
 
 log = logging.getLogger("clmodes")

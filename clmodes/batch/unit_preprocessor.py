@@ -1,14 +1,12 @@
 """The pcpp preprocessor of one unit: C semantics for the unit's own names, refusal for
-what only the compiler knows, and the lexing it shares with every other unit.
+what only the compiler knows.
 
 Split from `preprocess` (which decides what a unit's preprocessed text is and caches it):
 this module is the machine that reads the directives. Why a subclass of pcpp's
 `Preprocessor`: its hooks (`on_unknown_macro_in_expr`, `on_potential_include_guard`,
 `on_directive_unknown`, ...) are exactly where batching decides; the traps each hook
-avoids are written at the hook. Three costs are cut here: a file is lexed once per text
-(`lexed`, in plain tuples the garbage collector stops tracking), a token is copied
-without the `copy` module's protocol, and a device's predefined macros are defined once
-per device (`template_of`).
+avoids are written at the hook. A file is lexed once per text (`lexing.lexed`), and a
+device's predefined macros are defined once per device (`template_of`).
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ import pcpp
 from pcpp.parser import Action, OutputDirective
 from pcpp.ply.ply.lex import LexToken
 
-from clmodes.batch.lexing import Fields, Lexing
+from clmodes.batch.lexing import copy_token, lexed, new_token
 from clmodes.batch.predefined import FEATURE_CHECKS, CompilerMacros
 from clmodes.includes import include_dirs, pyopencl_include_dirs
 
@@ -33,40 +31,6 @@ from clmodes.includes import include_dirs, pyopencl_include_dirs
 _LOCAL_PRAGMAS = frozenset(("unroll", "nounroll", "loop", "clang", "ivdep", "GCC",
                             "promote_to_registers"))
 MAIN = "<unit>"  # the unit's own file name to pcpp
-
-
-def _copy_token(token: LexToken) -> LexToken:
-    copied = LexToken.__new__(LexToken)
-    copied.__dict__.update(token.__dict__)
-    return copied
-
-
-# pcpp copies a token for every macro expansion with `copy.copy`, whose generic protocol
-# was a quarter of the preprocessing time; a token is a plain attribute bag.
-LexToken.__copy__ = _copy_token  # type: ignore[attr-defined]
-
-
-@functools.lru_cache(maxsize=256)
-def _lexed(text: str, source: str) -> tuple[tuple[Fields, ...], ...]:
-    """A file's tokens cut into lines, lexed once per text: every unit including
-    `pyopencl-complex.h` lexed its 1,000 lines again. Kept as their attributes in plain
-    tuples, not as tokens: a tuple holding only strings and ints is one the garbage
-    collector stops tracking, and 280,000 cached tokens (after ArrayFire's and CLBlast's
-    programs) made every full collection cost 0.15 s, more than a batch's build. Handed
-    out as new tokens (pcpp sets attributes on them), without the lexer each refers to:
-    ply's lexing rules read it, nothing after lexing does. Lexed by `batch.lexing`: ply's
-    rules in one loop, 2x ply's own."""
-    return _LEXER.token_lines(text, source)
-
-
-def _token(fields: Fields) -> LexToken:
-    token = LexToken.__new__(LexToken)
-    token.__dict__.update(fields)
-    return token
-
-
-def token_lines(text: str, source: str) -> list[list[LexToken]]:
-    return [[_token(f) for f in line] for line in _lexed(text, source)]
 
 
 class UnitPreprocessor(pcpp.Preprocessor):
@@ -144,7 +108,7 @@ class UnitPreprocessor(pcpp.Preprocessor):
             if value is None:
                 self.unknown[query] = None
                 value = 0
-            answered = _copy_token(token)
+            answered = copy_token(token)
             answered.type, answered.value = self.t_INTEGER, self.t_INTEGER_TYPE(f"{value}L")
             out.append(answered)
         return out
@@ -178,11 +142,11 @@ class UnitPreprocessor(pcpp.Preprocessor):
         return frozenset(self.symbolic_reads) if clean else frozenset()
 
     def group_lines(self, input, abssource):  # type: ignore[no-untyped-def]
-        lines = _lexed(input, abssource)
+        lines = lexed(input, abssource)
         if self.main_lines != slice(None):  # the first file asked for is the unit itself
             lines, self.main_lines = lines[self.main_lines], slice(None)
         for line in lines:
-            yield [_token(f) for f in line]
+            yield [new_token(f) for f in line]
 
     # -- a shared prefix: the state after it, and resuming from it -----------------------
 
@@ -219,7 +183,7 @@ class UnitPreprocessor(pcpp.Preprocessor):
         time its prefix took."""
         continued = not owned and any(t.type == self.t_LINECONT for t in tokens)
         # pcpp's `parser` is untyped (its __init__ sets None); `write` reads it.
-        self.parser = map(_copy_token, tokens) if continued else iter(tokens)  # type: ignore[has-type]
+        self.parser = map(copy_token, tokens) if continued else iter(tokens)  # type: ignore[has-type]
         return self.output()
 
     def output(self) -> str:
@@ -362,10 +326,6 @@ def _call_at(tokens: list[LexToken], start: int) -> tuple[str, int] | None:
     return f"{tokens[start].value}({argument})", words[2][1] + 1
 
 
-_LEXING = pcpp.Preprocessor()  # only its lexer and token types are used, by `_lexed`
-_LEXER = Lexing(_LEXING)
-
-
 @functools.lru_cache(maxsize=64)
 def template_of(macros: CompilerMacros) -> pcpp.Preprocessor:
     """A preprocessor holding a device's predefined macros, made once: defining a hundred
@@ -385,7 +345,7 @@ class Resumable:
     pcpp's tables are copied out and in, never shared: a unit redefining a macro
     replaces the entry in its own copy."""
 
-    written: str  # what its tokens write (not the tokens: see `_lexed`)
+    written: str  # what its tokens write (not the tokens: see `lexing.lexed`)
     replay: tuple[LexToken, ...]  # its last non-blank line on (`continuing`)
     replay_written: str  # what those write from a fresh start
     front: bool

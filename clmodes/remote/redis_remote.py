@@ -6,13 +6,11 @@ index entry, one hash per tune key whose fields are device models. First write w
 with `SET NX` and `HSETNX`; a publisher replaces only a value that does not verify, by a
 compare-and-set script on what it found (`replace`).
 
-Bounded in time, whatever the server does (`config.Bounds`). The trap: redis-py's
-socket timeout bounds one wait for one packet, so a server answering each reply in
-1.9 s, or trickling a byte a second, never trips it. Here every socket of the client is
-a `DeadlineSocket`: before each wait it is given what is left of the operation's
-deadline, and past the deadline it raises. The time of every operation is counted
-against the process's budget; once spent, the remote is marked down. redis-py's retries
-are off (its default retries with backoff: a down remote would cost several timeouts).
+Bounded in time, whatever the server does (`config.Bounds`): every socket is a
+`deadline.DeadlineSocket` (the trap and its fix are written there). The time of every
+operation is counted against the process's budget; once spent, the remote is marked
+down. redis-py's retries are off (its default retries with backoff: a down remote would
+cost several timeouts).
 
 Bounded in memory, whatever the server holds or says:
 - a value's length is asked first (`STRLEN`, `HSTRLEN`) and one over the limit is
@@ -35,13 +33,13 @@ import contextlib
 import hashlib
 import logging
 import math
-import socket
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 from clmodes.remote.config import Bounds, RemoteError, RemoteURL
+from clmodes.remote.deadline import Clock, bounded_connection
 from clmodes.remote.interface import Refused, Remote, Value
 
 log = logging.getLogger("clmodes")
@@ -125,94 +123,6 @@ def shown(error: BaseException | str) -> str:
     line may be megabytes long)."""
     text = str(error).splitlines()[0] if str(error).strip() else type(error).__name__
     return text if len(text) <= SHOWN else text[:SHOWN] + "..."
-
-
-class Clock(threading.local):
-    """The operation in progress on this thread: its deadline, and the bytes its round
-    trip may still receive. Thread-local because redis-py gives each thread its own
-    connection from the pool, and each thread's operation its own deadline."""
-
-    deadline: float = math.inf
-    may_receive: float = math.inf
-    expired: bool = False
-    flooded: bool = False
-
-    def remaining(self) -> float:
-        return self.deadline - time.monotonic()
-
-
-class DeadlineSocket:
-    """A connected socket whose every wait is cut to what is left of the operation's
-    deadline, and whose reads stop at the bytes the round trip may receive. Everything
-    else is the socket's own (redis-py calls `setsockopt`, `shutdown`, `close`...)."""
-
-    def __init__(self, sock: socket.socket, clock: Clock, wait_s: float | None) -> None:
-        self._sock = sock
-        self._clock = clock
-        self._wait = wait_s
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._sock, name)
-
-    def settimeout(self, wait_s: float | None) -> None:
-        self._wait = wait_s
-        self._sock.settimeout(wait_s)
-
-    def gettimeout(self) -> float | None:
-        return self._wait
-
-    def _bound(self) -> None:
-        if self._wait == 0:  # a poll (redis-py's can_read): never blocks
-            return
-        left = self._clock.remaining()
-        if left <= 0:
-            self._clock.expired = True
-            raise socket.timeout("the remote operation's deadline passed")
-        self._sock.settimeout(left if self._wait is None else min(self._wait, left))
-
-    def _received(self, count: int) -> None:
-        self._clock.may_receive -= count
-        if self._clock.may_receive < 0:
-            self._clock.flooded = True
-            raise OSError("the server sent more than the replies asked for can hold")
-
-    def recv(self, size: int, *flags: int) -> bytes:
-        self._bound()
-        data = self._sock.recv(size, *flags)
-        self._received(len(data))
-        return data
-
-    def recv_into(self, buffer: Any, size: int = 0, *flags: int) -> int:
-        self._bound()
-        count = self._sock.recv_into(buffer, size, *flags)
-        self._received(count)
-        return count
-
-    def sendall(self, data: Any, *flags: int) -> None:
-        self._bound()  # since Python 3.5 the timeout bounds the whole sendall
-        self._sock.sendall(data, *flags)
-
-    def send(self, data: Any, *flags: int) -> int:
-        self._bound()
-        return self._sock.send(data, *flags)
-
-
-def bounded_connection(base: type, clock: Clock, connect_s: float) -> type:
-    """redis-py's connection class `base` (plain or TLS) with its sockets bounded.
-
-    `_connect` is redis-py's documented hook for making the socket (its TLS connection
-    overrides it the same way); the connect wait is cut to the operation's deadline too."""
-
-    class Bounded(base):  # type: ignore[misc, valid-type]
-        def _connect(self) -> Any:
-            left = clock.remaining()
-            if left <= 0:
-                clock.expired = True
-                raise socket.timeout("the remote operation's deadline passed")
-            self.socket_connect_timeout = min(connect_s, left)
-            return DeadlineSocket(super()._connect(), clock, self.socket_timeout)
-
-    return Bounded
 
 
 class RedisRemote(Remote):

@@ -42,7 +42,7 @@ def test_the_fast_loop_serves_this_pcpp():
 @pytest.mark.parametrize("path", files(), ids=lambda p: p.name)
 def test_every_corpus_file_lexes_as_ply_lexes_it(path: Path):
     text = path.read_text(errors="replace")
-    assert LEXING.token_lines(text, str(path)) == by_ply(text, str(path))
+    assert LEXING.lines_of(text, str(path)) == by_ply(text, str(path))
 
 
 EDGES = [
@@ -58,7 +58,7 @@ EDGES = [
 
 @pytest.mark.parametrize("text", EDGES)
 def test_every_rule_edge_lexes_as_ply_lexes_it(text: str):
-    assert LEXING.token_lines(text, "edge") == by_ply(text, "edge")
+    assert LEXING.lines_of(text, "edge") == by_ply(text, "edge")
 
 
 PIECES = st.sampled_from([
@@ -72,7 +72,7 @@ PIECES = st.sampled_from([
 @settings(max_examples=300, deadline=None)
 @given(st.lists(PIECES, max_size=60).map("".join))
 def test_generated_text_lexes_as_ply_lexes_it(text: str):
-    assert LEXING.token_lines(text, "gen") == by_ply(text, "gen")
+    assert LEXING.lines_of(text, "gen") == by_ply(text, "gen")
 
 
 def test_a_lexer_with_other_rules_falls_back_to_ply():
@@ -85,4 +85,4 @@ def test_a_lexer_with_other_rules_falls_back_to_ply():
     other.lexer.lexre = [(pattern, table)]
     lexing = Lexing(other)
     assert not lexing.fast
-    assert lexing.token_lines("a b\n", "x") == by_ply("a b\n", "x")
+    assert lexing.lines_of("a b\n", "x") == by_ply("a b\n", "x")
