@@ -50,7 +50,6 @@ class Lexing:
         self.preprocessor = preprocessor
         lexer = preprocessor.lexer
         self.patterns = list(lexer.lexre)
-        self.literals = lexer.lexliterals
         self.newline_types = frozenset(t for t in preprocessor.t_WS if t)
         self.newline_type = preprocessor.t_NEWLINE
         self.kinds: dict[int, str] = {}
@@ -100,11 +99,7 @@ class Lexing:
         for match in self.matches(data):
             position = match.start()
             if position != expected:
-                for at in range(expected, position):
-                    # ply: a literal, else `t_error`, whose token holds `type` before `lexpos`.
-                    char = data[at]
-                    append((("value", char), ("lineno", lineno), ("type", char),
-                            ("lexpos", at), source_pair))
+                tokens += _unmatched(data, expected, position, lineno, source_pair)
             expected = match.end()
             value = match[0]
             index = match.lastindex
@@ -121,10 +116,15 @@ class Lexing:
                     lineno += value.count("\n")
             append((("value", value), ("lineno", token_line), ("lexpos", position),
                     types[kind], source_pair))
-        for at in range(expected, len(data)):
-            char = data[at]
-            append((("value", char), ("lineno", lineno), ("type", char), ("lexpos", at), source_pair))
-        return tokens
+        return tokens + _unmatched(data, expected, len(data), lineno, source_pair)
+
+
+def _unmatched(data: str, start: int, end: int, lineno: int,
+               source_pair: tuple[str, str]) -> list[Fields]:
+    """The one-character tokens of `data[start:end]`, where no rule matched: ply makes each
+    a literal, else `t_error`'s token, both holding `type` before `lexpos`."""
+    return [(("value", data[at]), ("lineno", lineno), ("type", data[at]), ("lexpos", at),
+             source_pair) for at in range(start, end)]
 
 
 def _known(func: object, kind: str) -> bool:

@@ -34,6 +34,15 @@ class Clock(threading.local):
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
 
+    def left(self) -> float:
+        """What `remaining` says, for a wait: past the deadline, `socket.timeout` (and the
+        operation marked expired)."""
+        left = self.remaining()
+        if left <= 0:
+            self.expired = True
+            raise socket.timeout("the remote operation's deadline passed")
+        return left
+
 
 class DeadlineSocket:
     """A connected socket whose every wait is cut to what is left of the operation's
@@ -58,10 +67,7 @@ class DeadlineSocket:
     def _bound(self) -> None:
         if self._wait == 0:  # a poll (redis-py's can_read): never blocks
             return
-        left = self._clock.remaining()
-        if left <= 0:
-            self._clock.expired = True
-            raise socket.timeout("the remote operation's deadline passed")
+        left = self._clock.left()
         self._sock.settimeout(left if self._wait is None else min(self._wait, left))
 
     def _received(self, count: int) -> None:
@@ -99,11 +105,7 @@ def bounded_connection(base: type, clock: Clock, connect_s: float) -> type:
 
     class Bounded(base):  # type: ignore[misc, valid-type]
         def _connect(self) -> Any:
-            left = clock.remaining()
-            if left <= 0:
-                clock.expired = True
-                raise socket.timeout("the remote operation's deadline passed")
-            self.socket_connect_timeout = min(connect_s, left)
+            self.socket_connect_timeout = min(connect_s, clock.left())
             return DeadlineSocket(super()._connect(), clock, self.socket_timeout)
 
     return Bounded
