@@ -48,6 +48,15 @@ def build_batch(context: cl.Context, device: Device, batch: Batch, counted: bool
     return program
 
 
+def kernel_names(program: cl.Program) -> list[str] | None:
+    """The kernels of a built program, by name; None if the driver will not say."""
+    try:
+        names = program.get_info(cl.program_info.KERNEL_NAMES)
+    except cl.Error:
+        return None
+    return [name for name in str(names).split(";") if name]
+
+
 def build_log(error: cl.Error) -> str:
     """The compiler's log, without pyopencl's repeated 'clBuildProgram failed' preamble."""
     text = str(error)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import pyopencl as cl
 
 from clmodes import programs, pyopencl_hooks
-from clmodes.building import BUILD_OPTIONS, build_batch, build_log
+from clmodes.building import BUILD_OPTIONS, build_batch, build_log, kernel_names
 from clmodes.batch.limits import build_fixed_s, max_units
 from clmodes.batch.predefined import CompilerMacros, DeviceTraits
 from clmodes.compiler_probe import CompilerProbe
@@ -73,6 +73,9 @@ class DeviceServer:
         self._obtained: dict[str, Launchable] = {}
         self._failed: dict[str, ClmodesError] = {}
         self._built: dict[str, Kernel] = {}  # compiled from source here: what persist describes
+        # Built from source here, and the program has no such kernel: recorded at persist so
+        # that a later process fails it at once instead of building its unit again.
+        self._absent: dict[str, Kernel] = {}
         self._programs: dict[str, HeldProgram] = {}
         # Every unit built or loaded so far -> its program: another entry point of such a
         # unit (two kernels of one source) is obtained from it without a new build.
@@ -131,7 +134,7 @@ class DeviceServer:
             if not kernels:
                 return
             store = self._store()
-            remaining = self._load_stored(kernels, store)
+            remaining = self._known_absent(self._load_stored(kernels, store), store)
             if remaining and not self._report_misses(remaining, store):
                 return
             # Imported here: the batch machinery (pcpp, the preprocessor, the renamer) is
@@ -248,10 +251,7 @@ class DeviceServer:
                 missing.append(kernel)
                 continue
             if launchable is None:
-                self._failed[kernel.key] = KernelBuildError(
-                    kernel.name, self.device.label,
-                    f"its source has no __kernel function named {kernel.name!r}",
-                )
+                self._note_absent(held, kernel)
                 continue
             held.kernels[kernel.key] = ObtainedKernel(kernel.name, launchable.args, kernel.unit_key)
             if counter is Counter.COMPILED:
@@ -261,6 +261,32 @@ class DeviceServer:
         tally(counter, adopted)
         tally(Counter.KERNELS, adopted)
         return missing
+
+    def _note_absent(self, held: HeldProgram, kernel: Kernel) -> None:
+        """Fail a kernel its program, built here from source, lacks; keep it to persist
+        only when the driver's list of kernels confirms it (`Launchable.create` failing
+        for another cause is no fact about the source)."""
+        self._failed[kernel.key] = self._absent_error(kernel)
+        names = kernel_names(held.program)
+        if held.source is not None and names is not None and held.source.entry(kernel) not in names:
+            self._absent[kernel.key] = kernel
+
+    def _absent_error(self, kernel: Kernel) -> KernelBuildError:
+        return KernelBuildError(kernel.name, self.device.label,
+                                f"its source has no __kernel function named {kernel.name!r}")
+
+    def _known_absent(self, kernels: list[Kernel], store: Store) -> list[Kernel]:
+        """Fail the kernels a build from source showed absent on this device (here, or in
+        an earlier process: the store's absent_kernel table); return the others."""
+        if not kernels:
+            return kernels
+        absent = store.absent_kernels(self.device.fingerprint.exact, [k.key for k in kernels])
+        for kernel in kernels:
+            if kernel.key in absent:
+                log.debug("kernel %r: its source has none on %s (known from an earlier build)",
+                          kernel.name, self.device.label)
+                self._failed[kernel.key] = self._absent_error(kernel)
+        return [k for k in kernels if k.key not in absent]
 
     def _launchable(self, held: HeldProgram, kernel: Kernel) -> Launchable | None:
         """The kernel's entry point in a held program, with its argument types."""
@@ -311,6 +337,10 @@ class DeviceServer:
             if built:
                 store.put_kernel_identities(self.device.fingerprint.exact,
                                             [(k.key, k.name, k.descriptor()) for k in built])
+            absent, self._absent = self._absent, {}
+            if absent:
+                store.put_absent_kernels(self.device.fingerprint.exact,
+                                         [(k.key, k.name) for k in absent.values()])
             return written
 
     def stored_sources(self) -> list[tuple[Batch, dict[str, str]]]:

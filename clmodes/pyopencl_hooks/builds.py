@@ -31,6 +31,7 @@ from typing import Any
 
 import pyopencl as cl
 
+from clmodes.building import kernel_names
 from clmodes.pyopencl_hooks import outside, registry
 from clmodes.pyopencl_hooks.identity import compiler_options
 
@@ -48,7 +49,7 @@ def make_build(original: Build) -> Build:
         if owner is None:
             built = original(self, options, devices, cache_dir)
             if context is not None and outside.WATCHERS.live:  # a source program outside
-                outside.note_built(_kernel_names(built))
+                outside.note_built(kernel_names(built) or [])
             return built
         source = self.__dict__["_source"]
         processed = compiler_options(self.__dict__["_context"], options)
@@ -64,15 +65,6 @@ def make_build(original: Build) -> Build:
     build.__doc__ = original.__doc__
     build.__wrapped__ = original  # type: ignore[attr-defined]
     return build
-
-
-def _kernel_names(program: cl.Program) -> list[str]:
-    """The kernels of a built program, by name (none if the driver will not say)."""
-    try:
-        names = program.get_info(cl.program_info.KERNEL_NAMES)
-    except cl.Error:
-        return []
-    return [name for name in str(names).split(";") if name]
 
 
 def _source_context(program: cl.Program) -> cl.Context | None:

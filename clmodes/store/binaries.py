@@ -12,6 +12,16 @@ a partial write) is dropped with its kernel index and rebuilt from source.
 The kernel index: which batch binary holds each kernel, per exact device and driver,
 with the kernel's argument info, so that a process can load a kernel without building
 or introspecting the program.
+
+## Absent kernels
+
+The absent_kernel table: kernels a build from source on this exact device showed its
+source does not define (a name a scan of the text finds inside an `#if` branch the
+options leave out, or a caller probing for an optional kernel). Without it a later
+process builds the unit again only to learn the same thing: two units of John the
+Ripper, 30 s on Intel's runtime. The kernel key covers the source, options and included
+files, and `exact` the compiler, so the fact holds as long as the key does. Not carried
+in bundles (a target builds and learns it), and not pruned by size (a row is a name).
 """
 
 from __future__ import annotations
@@ -158,3 +168,23 @@ def add_kernel_rows(connection: sqlite3.Connection, rows: list[KernelRow]) -> li
     the rows that were added."""
     insert = KERNEL_INSERT.format(conflict="IGNORE")
     return [row for row in rows if connection.execute(insert, row.values()).rowcount]
+
+
+def put_absent(db: Database, exact: str, kernels: list[tuple[str, str]]) -> None:
+    """Record (kernel key, name) pairs that a build from source showed absent."""
+    now = time.time()
+    for key, name in kernels:
+        db.write("INSERT OR IGNORE INTO absent_kernel VALUES (?, ?, ?, ?)", (exact, key, name, now))
+
+
+def absent(db: Database, exact: str, kernel_keys: list[str]) -> set[str]:
+    """The kernel keys among these that a build from source showed absent."""
+    found: set[str] = set()
+    for start in range(0, len(kernel_keys), CHUNK):
+        chunk = kernel_keys[start : start + CHUNK]
+        marks = ",".join("?" * len(chunk))
+        found.update(key for (key,) in db.query(
+            f"SELECT kernel_key FROM absent_kernel WHERE exact=? AND kernel_key IN ({marks})",  # noqa: S608
+            (exact, *chunk),
+        ))
+    return found

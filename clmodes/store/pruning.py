@@ -346,6 +346,7 @@ def clear_once(db: Database, model: str | None) -> int:
         connection.execute("DELETE FROM device_check" + like, like_parameters)  # re-checked
         connection.execute("DELETE FROM compiler_macro" + like, like_parameters)  # re-asked
         connection.execute("DELETE FROM kernel_identity" + like, like_parameters)
+        connection.execute("DELETE FROM absent_kernel" + like, like_parameters)
         connection.execute("DELETE FROM measurement" + where, parameters)
         connection.execute("DELETE FROM tune_lease" + where, parameters)
     return deleted

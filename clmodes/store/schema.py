@@ -65,6 +65,13 @@ CREATE TABLE IF NOT EXISTS kernels (
     args TEXT NOT NULL,
     PRIMARY KEY (exact, kernel_key)
 );
+CREATE TABLE IF NOT EXISTS absent_kernel (
+    exact TEXT NOT NULL,
+    kernel_key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (exact, kernel_key)
+);
 CREATE TABLE IF NOT EXISTS kernel_identity (
     exact TEXT NOT NULL,
     kernel_key TEXT NOT NULL,

@@ -226,6 +226,14 @@ class Store(Database):
             found.update(binaries.kernel_batches(self, exact, missing))
         return found
 
+    def put_absent_kernels(self, exact: str, kernels: list[tuple[str, str]]) -> None:
+        """Record (kernel key, name) pairs a build from source showed its source lacks."""
+        binaries.put_absent(self, exact, kernels)
+
+    def absent_kernels(self, exact: str, kernel_keys: list[str]) -> set[str]:
+        """The kernel keys among these that a build from source showed absent."""
+        return binaries.absent(self, exact, kernel_keys)
+
     def batch_kernels(self, exact: str, batch: str) -> dict[str, object]:
         """kernel key -> argument info (parsed JSON, None if unreadable) of one batch."""
         return binaries.batch_kernels(self, exact, batch)
