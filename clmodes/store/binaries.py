@@ -31,6 +31,7 @@ import json
 import logging
 import sqlite3
 import time
+from typing import Any
 
 from clmodes.store.schema import BinaryRow, KernelRow, exact_filter
 from clmodes.store.transactions import Database
@@ -122,14 +123,16 @@ def index_kernels(db: Database, exact: str, batch: str, kernels: list[KernelSpec
 
 def kernel_batches(db: Database, exact: str, kernel_keys: list[str]) -> dict[str, str]:
     """kernel key -> batch hash, for the kernels the store holds binaries of."""
-    found: dict[str, str] = {}
+    return dict(rows_of_keys(db, "SELECT kernel_key, batch FROM kernels", exact, kernel_keys))
+
+
+def rows_of_keys(db: Database, select: str, exact: str, kernel_keys: list[str]) -> list[tuple[Any, ...]]:
+    """`select`'s rows for this exact device and these kernel keys, asked in chunks."""
+    found: list[tuple[Any, ...]] = []
     for start in range(0, len(kernel_keys), CHUNK):
         chunk = kernel_keys[start : start + CHUNK]
         marks = ",".join("?" * len(chunk))
-        found.update(db.query(
-            f"SELECT kernel_key, batch FROM kernels WHERE exact=? AND kernel_key IN ({marks})",  # noqa: S608
-            (exact, *chunk),
-        ))
+        found.extend(db.query(f"{select} WHERE exact=? AND kernel_key IN ({marks})", (exact, *chunk)))
     return found
 
 
@@ -179,12 +182,4 @@ def put_absent(db: Database, exact: str, kernels: list[tuple[str, str]]) -> None
 
 def absent(db: Database, exact: str, kernel_keys: list[str]) -> set[str]:
     """The kernel keys among these that a build from source showed absent."""
-    found: set[str] = set()
-    for start in range(0, len(kernel_keys), CHUNK):
-        chunk = kernel_keys[start : start + CHUNK]
-        marks = ",".join("?" * len(chunk))
-        found.update(key for (key,) in db.query(
-            f"SELECT kernel_key FROM absent_kernel WHERE exact=? AND kernel_key IN ({marks})",  # noqa: S608
-            (exact, *chunk),
-        ))
-    return found
+    return {key for (key,) in rows_of_keys(db, "SELECT kernel_key FROM absent_kernel", exact, kernel_keys)}
