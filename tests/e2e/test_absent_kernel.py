@@ -51,9 +51,9 @@ def runtime(request) -> str:
     return require_runtime(request.param)
 
 
-def run(store, runtime, names, options=(), warm=False):
+def run(store, runtime, names, options=(), warm=False, **environment):
     code = CODE.format(names=list(names), options=list(options), warm=warm)
-    return last_json(run_python(code, store, CLMODES_DEVICE=runtime))
+    return last_json(run_python(code, store, CLMODES_DEVICE=runtime, **environment))
 
 
 def absent_rows(store) -> list[str]:
@@ -72,6 +72,9 @@ def test_a_kernel_the_source_lacks_is_remembered_absent(tmp_path, runtime):
     assert second["builds"] == 0 and second["loaded"] == 1, second
     alone = run(tmp_path, runtime, ["optional_one"])
     assert alone["found"] == {"optional_one": NONE} and alone["builds"] == 0, alone
+    # Nothing would build it: no miss to refuse under CLMODES_STRICT, the same error.
+    strict = run(tmp_path, runtime, ["optional_one"], CLMODES_STRICT="1")
+    assert strict["found"] == {"optional_one": NONE} and strict["builds"] == 0, strict
 
 
 def test_a_plain_run_fails_it_the_same_and_records_nothing(tmp_path, runtime):
