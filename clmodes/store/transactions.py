@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from clmodes.store.connection import MEMORY, Opened, connect, open_store
+from clmodes.store.schema import SCHEMA
 from clmodes.store.recovery import (BUSY_TIMEOUT_MS, confirmed, file_damaged, header_damaged,
                                     identity, is_corruption, move_aside, patiently, salvage)
 
@@ -135,6 +136,8 @@ class Database:
         if self.read_only and not self._overlaid:
             overlay = connect(MEMORY)
             self._connection.backup(overlay)
+            # A store an older clmodes wrote lacks the tables added since: the copy gets them.
+            overlay.executescript(SCHEMA)
             self._connection.close()
             self._connection, self._overlaid = overlay, True
             log.debug("clmodes store %s: read-only; writes go to a copy in memory", self.path)
@@ -330,6 +333,11 @@ class Database:
                         return self._read(sql, parameters)
                     except sqlite3.DatabaseError as again:
                         failure = again
+                if self.read_only and str(failure).startswith("no such table"):
+                    # Written by an older clmodes, before that table: it holds none.
+                    log.debug("clmodes store %s: %s (an older store, read-only)",
+                              self.location, failure)
+                    return []
                 log.warning("clmodes store %s: read failed (%s); treating as a miss",
                             self.location, failure)
                 return []

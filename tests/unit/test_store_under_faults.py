@@ -49,6 +49,27 @@ def test_an_immutable_store_is_read_and_its_writes_stay_in_memory(tmp_path, immu
     assert "write failed" not in caplog.text
 
 
+def test_an_older_immutable_store_reads_as_holding_none_of_a_later_table(tmp_path, immutable,
+                                                                        caplog):
+    """A store an older clmodes wrote, before a table was added (absent_kernel), shipped
+    read-only: reading that table is a quiet miss, a write to it goes to the copy."""
+    filled_store(tmp_path)
+    path = tmp_path / FILENAME
+    connection = sqlite3.connect(path)
+    connection.execute("DROP TABLE absent_kernel")
+    connection.commit()
+    connection.close()
+    immutable(path)
+    with caplog.at_level(logging.WARNING, logger="clmodes"):
+        store = Store(tmp_path)
+        assert store.read_only
+        assert store.absent_kernels("exact", ["k1"]) == set()
+        store.put_absent_kernels("exact", [("k1", "name")])
+        assert store.absent_kernels("exact", ["k1", "k2"]) == {"k1"}
+        assert store.get_tune_json("model", "t", "k", "c") == {"winner": "a"}
+    assert "read failed" not in caplog.text and "could not" not in caplog.text, caplog.text
+
+
 def test_corruption_met_after_opening_is_moved_aside_once(tmp_path, caplog):
     filled_store(tmp_path)
     store = Store(tmp_path)
