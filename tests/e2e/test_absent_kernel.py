@@ -16,6 +16,7 @@ from support.subprocesses import RUNTIMES, last_json, require_runtime, run_cli, 
 # line and the process's compilation statistics.
 CODE = """
 import json, numpy as np, pyopencl.array as cla, clmodes
+from support.statistics import statistics_of
 source = '''
 __kernel void present(__global float* o) {{ o[get_global_id(0)] = 1.0f; }}
 #if defined(WITH_OPTIONAL)
@@ -33,13 +34,7 @@ def work():
             found[name] = float(out.get()[0])
         except clmodes.KernelBuildError as error:
             found[name] = str(error).splitlines()[-1]
-c = clmodes.StatisticsCollector()
-if warm:
-    s = clmodes.warm(work)
-else:
-    with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, c):
-        work()
-    s = clmodes.StatisticsReader(c).statistics()
+s = statistics_of(work, warm)
 s = s.as_dict()["compilation"]
 print(json.dumps({{"found": found, "builds": s["builds"], "loaded": s["loaded"]}}))
 """

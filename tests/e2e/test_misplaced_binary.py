@@ -13,6 +13,7 @@ from support.subprocesses import RUNTIMES, last_json, require_runtime, run_pytho
 # `warm` or run kernels (`first` writes 1, `second` 2, ...): their values and statistics.
 CODE = """
 import json, numpy as np, pyopencl.array as cla, clmodes
+from support.statistics import statistics_of
 names, warm = {names!r}, {warm!r}
 source = "__kernel void NAME(__global float* o) {{ o[get_global_id(0)] = VALUE; }}"
 values = dict(first="1.0f", second="2.0f", third="3.0f")
@@ -22,13 +23,7 @@ outs = [cla.zeros(stream.queue, 4, np.float32) for _ in names]
 def work():
     for kernel, out in zip(kernels, outs):
         stream.launch(kernel, (4,), None, out.data)
-c = clmodes.StatisticsCollector()
-if warm:
-    s = clmodes.warm(work)
-else:
-    with clmodes.ProcessModeOverride(clmodes.ProcessMode.EXECUTE, c):
-        work()
-    s = clmodes.StatisticsReader(c).statistics()
+s = statistics_of(work, warm)
 print(json.dumps({{"values": [float(o.get()[0]) for o in outs], **s.as_dict()["compilation"]}}))
 """
 WARNING = "has no kernel {!r}, which the store says it holds"
