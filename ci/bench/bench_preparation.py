@@ -16,7 +16,10 @@ again after each compiler-probe round. This prints, side by side in one run, per
   off: what a library building its programs one by one pays, persisting nothing;
 - *plain, cached*: the same through pyopencl's own disk cache (its default, here in a
   fresh folder), which reads each built program's binary to keep it: the plain side that
-  persists, as the batched side does.
+  persists, as the batched side does. Not on PoCL: there pyopencl never uses its own
+  cache (`pyopencl.characterize.has_src_build_cache`: it leaves caching to PoCL's kernel
+  cache, which every side here turns off), so on PoCL this side is a plain build that
+  persists nothing.
 
 The batched side's *build* is the build of the one program the batch became: the raw
 one-program build of the same units, the limit batching can reach.
