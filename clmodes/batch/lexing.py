@@ -116,7 +116,8 @@ class Lexing:
                     lineno += value.count("\n")
             append((("value", value), ("lineno", token_line), ("lexpos", position),
                     types[kind], source_pair))
-        return tokens + _unmatched(data, expected, len(data), lineno, source_pair)
+        tokens += _unmatched(data, expected, len(data), lineno, source_pair)  # in place: no copy
+        return tokens
 
 
 def _unmatched(data: str, start: int, end: int, lineno: int,
