@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -64,8 +65,30 @@ def test_strict_raises_at_the_first_miss_and_lets_a_warm_warm(tmp_path: Path, de
     assert "StrictMissError: CLMODES_STRICT=1: tunable 'checked.twice'" in out.stderr
     assert run_cli(tmp_path, "warm", WORKLOAD, CLMODES_DEVICE=device,
                    CLMODES_STRICT="1").returncode == 0
-    out = run_python(code, cache_dir=tmp_path, CLMODES_DEVICE=device, CLMODES_STRICT="1")
+    out = _warmed_run(code, tmp_path, device)
     assert out.returncode == 0, out.stderr
+
+
+SIGSEGV = -11
+
+
+def _warmed_run(code: str, store: Path, device: str):  # type: ignore[no-untyped-def]
+    """The strict run on the warmed store. Quarantined, not hidden: twice in about eight
+    suite runs (stop 48) this child died of SIGSEGV inside PoCL with nothing on stderr,
+    and never in 120 runs of the same sequence alone, two at a time. A crash is retried
+    once and reported as a warning with the stack Python's fault handler wrote; a second
+    crash, or any other failure, fails the test."""
+    def run():  # type: ignore[no-untyped-def]
+        return run_python(code, cache_dir=store, CLMODES_DEVICE=device, CLMODES_STRICT="1",
+                          PYTHONFAULTHANDLER="1")
+
+    out = run()
+    if out.returncode != SIGSEGV:
+        return out
+    again = run()
+    warnings.warn(f"a warmed PoCL child crashed (SIGSEGV; its retry returned "
+                  f"{again.returncode}): {out.stderr[-2000:]}", stacklevel=2)
+    return again
 
 
 def test_pyopencl_programs_are_misses_too(tmp_path: Path, device: str):
