@@ -33,18 +33,28 @@ BUILD_OPTIONS = ("-cl-kernel-arg-info",)
 def build_batch(context: cl.Context, device: Device, batch: Batch, counted: bool = True) -> cl.Program:
     """Build `batch` on `device`; `counted`: a build that obtains kernels (`builds`),
     not one made only to capture a binary."""
-    program = cl.Program(cl._cl._Program(context, batch.source))
-    program._source = batch.source  # else pyopencl's attribute lookup asks the driver for a kernel named "_source"
     if counted:
         tally(Counter.BUILDS)
+    return build_source(context, device, batch.source, batch.options, f"{len(batch.units)} units")
+
+
+def build_source(context: cl.Context, device: Device, source: str, options: tuple[str, ...],
+                 what: str, stored: bool = False) -> cl.Program:
+    """One build of `source` with clmodes' options and `options`, bypassing pyopencl's
+    cache (the module doc); `what` names it in the log. A batch's build, and (`stored`) a
+    stored batch's `SourceRecord` built again (`programs.load`) with the very same text
+    and options, so that PoCL's kernel cache finds the first. `stored` changes nothing
+    here: it names the call for whoever watches builds (the tests' spy tells a record
+    loaded from a compile)."""
+    program = cl.Program(cl._cl._Program(context, source))
+    program._source = source  # else pyopencl's attribute lookup asks the driver for a kernel named "_source"
     started = time.perf_counter()
-    with compiler_output.logged(f"{len(batch.units)} units on {device.label}"):
-        program.build(options=[*BUILD_OPTIONS, *batch.options], devices=[device.cl_device])
-    log.debug("built %d units on %s in %.3f s", len(batch.units), device.label,
-              time.perf_counter() - started)
+    with compiler_output.logged(f"{what} on {device.label}"):
+        program.build(options=[*BUILD_OPTIONS, *options], devices=[device.cl_device])
+    log.debug("built %s on %s in %.3f s", what, device.label, time.perf_counter() - started)
     output = program.get_build_info(device.cl_device, cl.program_build_info.LOG).strip()
     if output:
-        log.debug("compiler output for %d units on %s:\n%s", len(batch.units), device.label, output)
+        log.debug("compiler output for %s on %s:\n%s", what, device.label, output)
     return program
 
 

@@ -4,7 +4,9 @@ Capture is lazy, never at build time: reading a built program's BINARIES makes P
 generate code for every kernel in it (several times the build itself: the capture part
 of ci/bench/bench_warm.py's breakdown measures it), so eager capture would erase the
 batching gain. `warm()` captures once, at the end, and
-only what the workload used.
+only what the workload used. Where the runtime caches its own builds (PoCL with its kernel
+cache on), the capture reads no binary at all: it stores the batch's `SourceRecord`, and a
+later load builds that text again, from PoCL's cache (`clmodes.source_records`).
 
 Loading verifies the binary's checksum *before* handing it to the driver (the store does:
 PoCL crashes the process on a truncated binary instead of returning an error). A binary
@@ -29,6 +31,8 @@ from clmodes import compiler_output
 from clmodes.device import Device
 from clmodes.arginfo import ArgInfo, MalformedArgInfo, count_problem
 from clmodes.kernel import unit_suffix
+from clmodes import building
+from clmodes.source_records import MalformedRecord, SourceRecord, kept_as_source
 from clmodes.store import Store
 from clmodes.store.binaries import KernelSpec
 from clmodes.pyopencl_hooks import registry
@@ -74,21 +78,26 @@ class HeldProgram:
 
 def load(store: Store, device: Device, context: cl.Context, batch: str,
          options: tuple[str, ...]) -> HeldProgram | None:
-    """The program of a stored batch, built from its binary; None if absent or refused."""
+    """The program of a stored batch, built from its binary (or its `SourceRecord`); None
+    if absent or refused."""
     exact = device.fingerprint.exact
     found = store.get_binary(exact, batch)
     if found is None:
         return None
-    binary, units = found
+    payload, units = found
     try:
-        program = cl.Program(context, [device.cl_device], [binary])
-        with compiler_output.logged(f"the stored binary of batch {batch[:12]}"):
-            program.build(options=list(options), devices=[device.cl_device])
+        record = SourceRecord.decode(payload)
+    except MalformedRecord as error:
+        log.warning("the stored source record of batch %s is malformed (%s); dropping it "
+                    "and building from source", batch[:12], error)
+        store.drop_binary(exact, batch)
+        return None
+    try:
+        program = _program(device, context, batch, record or payload, options)
     except cl.Error as error:
-        log.warning(
-            "%s refused the stored binary of batch %s (%s); rebuilding from source",
-            device.label, batch[:12], str(error).splitlines()[0],
-        )
+        what = "source record" if record else "binary"
+        log.warning("%s refused the stored %s of batch %s (%s); rebuilding from source",
+                    device.label, what, batch[:12], str(error).splitlines()[0])
         store.drop_binary(exact, batch)
         return None
     try:
@@ -100,6 +109,27 @@ def load(store: Store, device: Device, context: cl.Context, batch: str,
         return None
     return HeldProgram(batch, program, None, stored_args=stored_args,
                        captured=dict.fromkeys(units, batch))
+
+
+def _program(device: Device, context: cl.Context, batch: str, stored: SourceRecord | bytes,
+             options: tuple[str, ...]) -> cl.Program:
+    """A stored program, built: a record again from its own text and options (PoCL's
+    cache finds it: `source_records`), a binary with `options`."""
+    if isinstance(stored, SourceRecord):
+        return building.build_source(context, device, stored.source, stored.options,
+                                     f"the stored source of batch {batch[:12]}", stored=True)
+    program = cl.Program(context, [device.cl_device], [stored])
+    with compiler_output.logged(f"the stored binary of batch {batch[:12]}"):
+        program.build(options=list(options), devices=[device.cl_device])
+    return program
+
+
+def binary_of(record: SourceRecord, device: Device, context: cl.Context) -> bytes:
+    """The binary `record` builds to on `device`: what a bundle ships in its place (a
+    machine installing it has no kernel cache holding the record's code yet)."""
+    program = building.build_source(context, device, record.source, record.options,
+                                    "a stored source record", stored=True)
+    return bytes(program.get_info(cl.program_info.BINARIES)[0])
 
 
 def drop(store: Store, device: Device, held: HeldProgram, lacking: str) -> None:
@@ -157,7 +187,31 @@ def persist(store: Store, device: Device, held: HeldProgram, used: set[str] | No
 
 def capture(store: Store, device: Device, held: HeldProgram, units: set[str],
             build: Builder) -> bool:
-    """Persist a binary holding `units` of a program built here.
+    """Persist a binary holding `units` of a program built here: its `SourceRecord` where
+    the runtime caches its builds itself (`source_records.kept_as_source`), else its
+    binary. Only `units`' kernels are indexed to it."""
+    assert held.source is not None
+    if kept_as_source(device):
+        # The whole batch, as built: PoCL's cache holds this program, not a subset's.
+        batch, payload = held.source, SourceRecord(held.source.source, held.source.options).encode()
+        holds = set(batch.keys)
+    else:
+        found = _binary(device, held, units, build)
+        if found is None:
+            return False
+        batch, payload = found
+        holds = set(batch.keys)
+    rows = [(key, o.name, _arg_rows(o.args)) for key, o in held.kernels.items()
+            if o.unit in units and o.unit in holds]
+    store.put_binary(device.fingerprint.exact, batch.content_hash, batch.keys, payload, rows)
+    held.captured.update(dict.fromkeys(holds, batch.content_hash))
+    held.stored_sources[batch.content_hash] = batch
+    return True
+
+
+def _binary(device: Device, held: HeldProgram, units: set[str],
+            build: Builder) -> tuple[Batch, bytes] | None:
+    """The binary of a program of just `units` and its batch; None if the driver gives none.
 
     When the program also holds units nobody used (a tune's losing candidates), a program
     of just these units is built for the capture (`build`, not counted in `builds`: it
@@ -174,17 +228,12 @@ def capture(store: Store, device: Device, held: HeldProgram, units: set[str],
         except cl.Error as error:  # it built inside the bigger batch; keep that one
             log.info("capture build of %d units failed on %s (%s); capturing the whole batch",
                      len(units), device.label, str(error).splitlines()[0])
-            units = set(batch.keys)
     binary = program.get_info(cl.program_info.BINARIES)[0]
     if not binary:
         log.info("%s returned no binary for batch %s; not persisted", device.label,
                  batch.content_hash[:12])
-        return False
-    rows = [(key, o.name, _arg_rows(o.args)) for key, o in held.kernels.items() if o.unit in units]
-    store.put_binary(device.fingerprint.exact, batch.content_hash, batch.keys, bytes(binary), rows)
-    held.captured.update(dict.fromkeys(units, batch.content_hash))
-    held.stored_sources[batch.content_hash] = batch
-    return True
+        return None
+    return batch, bytes(binary)
 
 
 def _index(store: Store, device: Device, held: HeldProgram,

@@ -135,6 +135,11 @@ def as_paths(text: str) -> tuple[str, ...]:
     return tuple(filter(None, text.split(os.pathsep)))
 
 
+def starts_with_one(text: str) -> bool:
+    """A switch read as PoCL reads its own (`POCL_KERNEL_CACHE=10` is on, ` 1` is off)."""
+    return text.startswith("1")
+
+
 def is_one(text: str) -> bool:
     """A switch that is on only when set to `1`."""
     return text == "1"
@@ -299,10 +304,19 @@ PYOPENCL_BUILD_OPTIONS: Knob[tuple[str, ...]] = Knob(
     contract="pyopencl's extra build options; batching reads them too (and they are part of "
              "the usability check's key)")
 
+POCL_KERNEL_CACHE: Knob[bool] = Knob(
+    "POCL_KERNEL_CACHE", Subsystem.STORE, True, starts_with_one, strip=False,
+    doc="PoCL's own kernel cache, read as PoCL reads it (on when unset or 1...): while on, "
+        "the store keeps PoCL batches as their source",
+    contract="PoCL's own variable, read as PoCL reads it (on when unset or starting with "
+             "`1`): while on, the store keeps a PoCL batch as its source and build options, "
+             "and PoCL's cache holds its code; off, as PoCL's binary")
+
 KNOBS: tuple[Knob[object], ...] = (  # in the order `clmodes --help` lists them
     DEVICE, CACHE_DIR, CACHE_MAX_SIZE, LOG, BUNDLE_MAX_SIZE, STRICT, VERIFY, REGISTER_RUNTIMES,
     MAX_BATCH, BATCH_ALL, OCLOC, CONFIG_DIR, TRUSTED_KEYS, REMOTE, REMOTE_TIMEOUT_S, REMOTE_BUDGET_S,
     REMOTE_MAX_ENTRY, SIGNING_KEY, FLEET_PARENT, FLEET_SPREAD, PYOPENCL_BUILD_OPTIONS,
+    POCL_KERNEL_CACHE,
 )
 
 

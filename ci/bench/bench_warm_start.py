@@ -9,7 +9,8 @@ by this parent from its start to its exit (interpreter start, imports, device, s
 kernels, the workload's own work, exit): what a user waits for. Python writes and reads its
 bytecode caches as on a user's machine (PYTHONDONTWRITEBYTECODE is removed from the
 children's environment; one untimed run of each side fills them first). PoCL's kernel
-cache and pyopencl's cache are off on every side.
+cache and pyopencl's cache are off on every side; `--pocl-cache` turns PoCL's on as a
+user has it, empty for each cold run and the one `clmodes warm` filled for the others.
 
 - cold:        the workload in EXECUTE on a fresh store (compiles, tunes, computes);
 - warmed:      the workload in a fresh process on the store `clmodes warm` filled (untimed);
@@ -51,7 +52,7 @@ result = getattr(importlib.import_module(module), name)()
 
 # The floor: no clmodes. argv: platform name, device name, [store file].
 FLOOR = r'''
-import sqlite3, sys
+import json, sqlite3, sys
 import numpy, pyopencl as cl
 platform_name, device_name = sys.argv[1], sys.argv[2]
 device = next(d for p in cl.get_platforms() if p.name == platform_name
@@ -61,14 +62,23 @@ queue = cl.CommandQueue(context)
 if len(sys.argv) > 3:
     with sqlite3.connect(sys.argv[3]) as db:
         rows = db.execute("SELECT binary FROM binaries WHERE exact = ?", (sys.argv[4],)).fetchall()
-    programs = [cl.Program(context, [device], [bytes(binary)]).build() for (binary,) in rows]
+    magic = b"clmodes source record 1\n"  # clmodes.source_records: built again from PoCL's cache
+    programs = [cl.Program(context, [device], [bytes(binary)]).build()
+                if not bytes(binary).startswith(magic) else
+                cl.Program(context, json.loads(bytes(binary)[len(magic):])["source"]).build(
+                    ["-cl-kernel-arg-info", *json.loads(bytes(binary)[len(magic):])["options"]])
+                for (binary,) in rows]
     print(len(programs))
 '''
 
 
-def child_environment(store: Path) -> dict[str, str]:
+def child_environment(store: Path, pocl_cache: Path | None = None) -> dict[str, str]:
+    """Every cache off; with `pocl_cache`, PoCL's kernel cache on (its default) in that
+    folder, where clmodes keeps PoCL batches as source records (clmodes.source_records)."""
     env = dict(os.environ, CLMODES_CACHE_DIR=str(store), POCL_KERNEL_CACHE="0",
                PYOPENCL_NO_CACHE="1")
+    if pocl_cache is not None:
+        env.update(POCL_KERNEL_CACHE="1", POCL_CACHE_DIR=str(pocl_cache))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
@@ -88,8 +98,10 @@ def timed_process(command: list[str], env: dict[str, str]) -> tuple[float, str]:
 class Sides:
     """The four sides on one device, with the warmed store filled once."""
 
-    def __init__(self, workload: str, device, warmed_store: Path) -> None:
+    def __init__(self, workload: str, device, warmed_store: Path,
+                 pocl_cache: Path | None = None) -> None:
         self.workload = workload
+        self.pocl_cache = pocl_cache  # the folder the warm filled; None: PoCL's cache off
         self.device = device
         self.warmed_store = warmed_store
         self.store_file = next(warmed_store.glob("*.sqlite3"))
@@ -109,22 +121,26 @@ class Sides:
 
     def run(self, side: str) -> tuple[float, str]:
         command, store = self.command(side)
-        env = child_environment(store)
+        cache = self.pocl_cache
+        if cache is not None and side == "cold":  # cold: PoCL's cache empty too
+            cache = Path(tempfile.mkdtemp(prefix="cold-pocl-"))
+        env = child_environment(store, cache)
         env["CLMODES_DEVICE"] = self.device.label
         return timed_process(command, env)
 
 
-def warm_store(workload: str, device) -> Path:
+def warm_store(workload: str, device, pocl_cache: Path | None = None) -> Path:
     store = Path(tempfile.mkdtemp(prefix="warmed-"))
-    env = child_environment(store)
+    env = child_environment(store, pocl_cache)
     env["CLMODES_DEVICE"] = device.label
     timed_process([sys.executable, "-m", "clmodes", "warm", workload, "-q"], env)
     return store
 
 
-def measure(workload: str, device, reps: int, log) -> dict[str, object]:
-    store = warm_store(workload, device)
-    sides = Sides(workload, device, store)
+def measure(workload: str, device, reps: int, log, pocl_cache: bool = False) -> dict[str, object]:
+    cache = Path(tempfile.mkdtemp(prefix="warmed-pocl-")) if pocl_cache else None
+    store = warm_store(workload, device, cache)
+    sides = Sides(workload, device, store, cache)
     loaded = sides.run("floor+bins")[1].strip()
     for side in SIDES:  # untimed: fill the bytecode caches and the OS's file cache
         sides.run(side)
@@ -153,6 +169,9 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--smoke", action="store_true", help="one rep (the suite's smoke)")
     parser.add_argument("--workload", default=WORKLOAD)
+    parser.add_argument("--pocl-cache", action="store_true",
+                        help="PoCL's kernel cache on (its default): empty for cold, the one "
+                             "`clmodes warm` filled for the others")
     args = parser.parse_args()
     log = benchlib.progress_logger(False)
     import clmodes  # registers Intel's runtime with the ICD loader; the children inherit it
@@ -160,7 +179,7 @@ def main() -> None:
     device = clmodes.client().device
     reps = 1 if args.smoke else args.reps
     before = benchlib.loadavg_1min()
-    results = measure(args.workload, device, reps, log)
+    results = measure(args.workload, device, reps, log, args.pocl_cache)
     after = benchlib.loadavg_1min()
     results["load"] = benchlib.load_text(before, after)
     print(f"device: {results['device']}; load {results['load']}")

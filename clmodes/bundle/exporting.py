@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from clmodes.bundle.compiling import compiled
 from clmodes.bundle.errors import BundleError
 from clmodes.bundle.files import SigningKey, write
 from clmodes.runtime import client
@@ -32,4 +33,4 @@ def export(path: str | os.PathLike[str], device: object = None, store: Store | N
                 if moment is not None else "")
         raise BundleError(f"nothing to export{where}: the store at "
                           f"{store.location} holds no entries{when} (run `clmodes warm` first)")
-    return write(Path(path), entries, sign)
+    return write(Path(path), compiled(entries), sign)

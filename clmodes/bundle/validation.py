@@ -27,6 +27,7 @@ from clmodes.bundle.container import depth
 from clmodes.bundle.errors import BundleError
 from clmodes.bundle.manifest import describe_devices, entry_counts
 from clmodes.bundle.poclbin import path_problem
+from clmodes.source_records import MAGIC as RECORD_MAGIC
 from clmodes.device import FIELD_NAMES, MODEL_FIELDS
 from clmodes.store import BinaryRow, KernelRow, StoreEntries, TuneRow
 from clmodes.records.tune import MalformedRecord, TuneRecord
@@ -85,6 +86,9 @@ def validate_binary(path: Path | str, row: BinaryRow) -> None:
     fingerprint(path, row.exact, f"binary {batch}", exact=True)
     if not row.binary or hashlib.sha256(row.binary).hexdigest() != row.sha256:
         raise BundleError(f"{path}: program binary {batch} fails its checksum")
+    if row.binary.startswith(RECORD_MAGIC):
+        raise BundleError(f"{path}: program binary {batch} is a source record, which only "
+                          "a local store keeps (a bundle carries binaries)")
     problem = path_problem(row.binary)
     if problem is not None:
         raise BundleError(f"{path}: program binary {batch} is not laid out as PoCL writes "

@@ -22,6 +22,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from clmodes.bundle.compiling import compiled
 from clmodes.bundle.errors import BundleError
 from clmodes.bundle.trust import TrustedKey, trusted_keys
 from clmodes.remote import config
@@ -117,7 +118,8 @@ def publish_devices(store: Store, exacts: Iterable[str], key: SigningKey) -> Pub
     mine.tune = [r for r in mine.tune if r.model in models]
     mine.binaries = [r for r in mine.binaries if r.exact in exact_set]
     mine.kernels = [r for r in mine.kernels if r.exact in exact_set]
-    return publish(tier.remote, mine, key, tier.max_entry)
+    # Another machine's kernel cache holds no record's code: publish binaries, as a bundle does.
+    return publish(tier.remote, compiled(mine), key, tier.max_entry)
 
 
 def publish_entries(entries: StoreEntries, key: SigningKey) -> Published | None:

@@ -6,6 +6,7 @@ import pytest
 
 from clmodes import Kernel, KernelBuildError, ProcessMode, ProcessModeOverride, StatisticsReader
 from support import fresh
+from clmodes.source_records import kept_as_source
 
 VARIANT_SRC = """
 #define TILE 4
@@ -56,15 +57,17 @@ def test_compile_only_builds_nothing_then_one_batch(stream, collector, build_spy
     with ProcessModeOverride(ProcessMode.COMPILE_AND_AUTOTUNE, collector):
         assert stream.launch(kernels[0], n, None, out.data, x.data, n) is None
         assert build_spy.calls == 1
-    # Closing the override persisted kernels[0], the one used, built alone (capture.py).
-    assert build_spy.calls == 2
+    # Closing the override persisted kernels[0], the one used, built alone (capture.py);
+    # on PoCL with its kernel cache on, the batch's source record, with no build.
+    captured = 1 if kept_as_source(stream.server.device) else 2
+    assert build_spy.calls == captured
     stats = reader.statistics().compilation
     assert (stats.kernels, stats.compiled, stats.loaded, stats.builds) == (12, 12, 0, 1)
     assert all(stream.server.is_obtained(k) for k in kernels)
 
     for factor in (0, 5, 11):
         np.testing.assert_allclose(_run(stream, kernels[factor]), np.arange(n) * factor + 4)
-    assert build_spy.calls == 2  # executing obtained kernels builds nothing more
+    assert build_spy.calls == captured  # executing obtained kernels builds nothing more
 
 
 @pytest.mark.oclgrind

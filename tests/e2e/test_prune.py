@@ -78,7 +78,9 @@ def consistent(cache_dir) -> None:
 
 
 def test_prune_keeps_the_most_recently_used(tmp_path, runtime):
-    warm(tmp_path, runtime, "abc")  # created in this order: a oldest
+    # PoCL's kernel cache off: binaries big enough that evicting one leaves pages worth a
+    # vacuum (PoCL's source records are a few kB: `clmodes.source_records`).
+    warm(tmp_path, runtime, "abc", POCL_KERNEL_CACHE="0")  # created in this order: a oldest
     assert set(stored(tmp_path)) == {"a", "b", "c"}
     before = {e.key: e.used for e in entries(tmp_path) if e.kind == BINARY}
 
@@ -321,10 +323,13 @@ def binaries(cache_dir, ended: dict[str, float]) -> list[str]:
 
 def test_a_cap_evicts_binaries_and_keeps_every_decision(tmp_path, runtime):
     """The user's report: under a cap of about three workloads, a store ended with 2
-    binaries and 0 decisions, and every later run tuned again."""
-    ended = warm(tmp_path, runtime, "def")
+    binaries and 0 decisions, and every later run tuned again. Binaries as the report had
+    them: PoCL's kernel cache off, else a PoCL store holds source records, a few kB each,
+    and three workloads' worth cannot hold seven decisions (`clmodes.source_records`)."""
+    ended = warm(tmp_path, runtime, "def", POCL_KERNEL_CACHE="0")
     three = sum(e.bytes for e in entries(tmp_path))  # three workloads' worth
-    ended |= warm(tmp_path, runtime, "ghij", CLMODES_CACHE_MAX_SIZE=str(three * 11 // 10))
+    ended |= warm(tmp_path, runtime, "ghij", CLMODES_CACHE_MAX_SIZE=str(three * 11 // 10),
+                  POCL_KERNEL_CACHE="0")
     assert decisions(tmp_path) == set("defghij")  # every decision and its measurements
     assert {e.key[2] for e in entries(tmp_path) if e.kind == MEASUREMENT} == {
         f"pruned.{name}" for name in "defghij"}

@@ -10,6 +10,7 @@ import pyopencl as cl
 
 from clmodes.compiler_probe import PROBE_MARK
 from clmodes.device_check import CHECK_SOURCE
+from support import record_builds
 
 
 class BuildSpy:
@@ -19,9 +20,11 @@ class BuildSpy:
     Not counted: the device usability check's one-line kernel (`clmodes.device_check`),
     built once per machine and driver when a store has no verdict yet — a fact about the
     runtime, not a kernel of the workload; nor the compiler's macro probe
-    (`clmodes.compiler_probe`), counted in `probes` instead."""
+    (`clmodes.compiler_probe`), counted in `probes` instead; nor a stored source record
+    built again (`support.record_builds`), a store hit kept in `records` instead."""
 
     def __init__(self) -> None:
+        self.records: list[str] = []
         self.sources: list[str] = []
         self.built: list[str] = []
         self.probes = 0
@@ -36,10 +39,15 @@ class BuildSpy:
         rest of the process without one."""
         real_build = cl.Program.build
         spy = self
+        record_builds.install()
 
         def counting_build(program, *args, **kwargs):
             source = program.get_info(cl.program_info.SOURCE)
             if source == CHECK_SOURCE:
+                return real_build(program, *args, **kwargs)
+            if record_builds.building_a_record():
+                with spy._lock:
+                    spy.records.append(source)
                 return real_build(program, *args, **kwargs)
             if source.startswith(PROBE_MARK):
                 with spy._lock:

@@ -6,6 +6,8 @@ import threading
 
 import pyopencl as cl
 
+from support import record_builds
+
 
 class SourceCompileSpy:
     """Every OpenCL program compiled from source in this process, at the lowest Python
@@ -20,6 +22,9 @@ class SourceCompileSpy:
 
     def __init__(self) -> None:
         self.sources: list[str] = []
+        # Stored source records built again (`clmodes.source_records`: PoCL with its kernel
+        # cache on): a store hit, served by PoCL's cache; not a compile of new work.
+        self.records: list[str] = []
         self._lock = threading.Lock()
 
     def install(self) -> "SourceCompileSpy":
@@ -28,11 +33,13 @@ class SourceCompileSpy:
 
         real_build = _cl._Program.build
         spy = self
+        record_builds.install()
 
         def counting_build(program, *args, **kwargs):
             if program.kind() == _cl.program_kind.SOURCE:
+                kept = spy.records if record_builds.building_a_record() else spy.sources
                 with spy._lock:
-                    spy.sources.append(program.get_info(cl.program_info.SOURCE))
+                    kept.append(program.get_info(cl.program_info.SOURCE))
             return real_build(program, *args, **kwargs)
 
         _cl._Program.build = counting_build

@@ -18,7 +18,7 @@ from kernels_cl import settings as kernels_cl_settings
 from kernels_cl.__main__ import parser as kernels_cl_parser
 
 ROOT = Path(__file__).resolve().parents[2]
-NAME = re.compile(r"(?:CLMODES|KERNELS_CL)_[A-Z0-9_]+|PYOPENCL_BUILD_OPTIONS")
+NAME = re.compile(r"(?:CLMODES|KERNELS_CL)_[A-Z0-9_]+|PYOPENCL_BUILD_OPTIONS|POCL_KERNEL_CACHE")
 SETTINGS_MODULES = {"clmodes/settings.py", "kernels_cl/settings.py"}
 # Modules that touch `os.environ` for variables that are not clmodes knobs, and why.
 ENVIRON_ALLOWED = {

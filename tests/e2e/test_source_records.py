@@ -1,0 +1,135 @@
+"""On PoCL with its kernel cache on, the store keeps a batch as its source record, a later
+process builds it again from PoCL's cache, and a bundle still ships a binary
+(`clmodes.source_records`). Each process gets its own PoCL cache folder where it matters."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+
+import pytest
+
+from clmodes.source_records import MAGIC
+from clmodes.store import FILENAME
+from support.subprocesses import RUNTIMES, last_json, require_runtime, run_python
+
+POCL_MAGIC = b"poclbin\x00"
+
+# Launches `twice` (by `clmodes.warm` or in a plain run), prints its result, the
+# compilation statistics and what the clmodes logger warned; `export` writes a bundle of
+# the store, `install` installs one into this process's (empty) store first.
+CODE = """
+import json, logging, numpy as np, pyopencl.array as cla, clmodes, clmodes.bundle
+from support.statistics import statistics_of
+warned = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        if record.levelno >= logging.WARNING:
+            warned.append(record.getMessage())
+logging.getLogger("clmodes").addHandler(Keep())
+export, install, warm = {export!r}, {install!r}, {warm!r}
+if install:
+    clmodes.bundle.install(install, allow_unsigned=True)
+stream = clmodes.client().stream()
+out = cla.zeros(stream.queue, 4, np.float32)
+kernel = clmodes.Kernel("__kernel void twice(__global float* o) {{ o[get_global_id(0)] = 2.0f * (get_global_id(0) + 1); }}", "twice")
+def work():
+    stream.launch(kernel, (4,), None, out.data)
+s = statistics_of(work, warm).as_dict()["compilation"]
+if export:
+    clmodes.bundle.export(export)
+print(json.dumps({{"out": out.get().tolist(), "builds": s["builds"], "loaded": s["loaded"],
+                  "warned": warned}}))
+"""
+EXPECTED = [2.0, 4.0, 6.0, 8.0]
+
+
+def run(store, runtime, pocl_cache, warm=False, export="", install="", **environment):
+    code = CODE.format(warm=warm, export=str(export), install=str(install))
+    out = last_json(run_python(code, store, CLMODES_DEVICE=runtime,
+                               POCL_CACHE_DIR=str(pocl_cache), **environment))
+    assert warm or out["out"] == EXPECTED, out  # warm() compiles, and computes nothing
+    return out
+
+
+def payloads(store) -> list[bytes]:
+    connection = sqlite3.connect(store / FILENAME)
+    rows = [bytes(binary) for (binary,) in connection.execute("SELECT binary FROM binaries")]
+    connection.close()
+    return rows
+
+
+def pocl() -> str:
+    return require_runtime(RUNTIMES["pocl"])
+
+
+def test_pocl_keeps_a_record_and_a_later_process_builds_it_from_pocls_cache(tmp_path):
+    runtime, cache = pocl(), tmp_path / "pocl-cache"
+    warmed = run(tmp_path / "store", runtime, cache, warm=True, POCL_KERNEL_CACHE="1")
+    assert warmed["builds"] == 1
+    (stored,) = payloads(tmp_path / "store")
+    assert stored.startswith(MAGIC) and b"twice" in stored
+    assert any(cache.rglob("*.bc")), "PoCL's cache holds the build"
+    later = run(tmp_path / "store", runtime, cache, POCL_KERNEL_CACHE="1")
+    assert later["builds"] == 0 and later["loaded"] == 1 and not later["warned"], later
+    # PoCL's cache gone: the record still builds (a full build), counted as loaded.
+    cleared = run(tmp_path / "store", runtime, tmp_path / "empty-cache")
+    assert cleared["builds"] == 0 and cleared["loaded"] == 1 and not cleared["warned"], cleared
+
+
+@pytest.mark.parametrize("switch", ["0", "", "yes"])
+def test_pocl_with_its_cache_off_keeps_a_binary(tmp_path, switch):
+    """Read as PoCL reads it: only unset or starting with `1` is on (`""` set is off for
+    PoCL, on for the knob, which cannot tell it from unset: a record, still correct)."""
+    run(tmp_path / "store", pocl(), tmp_path / "cache", warm=True, POCL_KERNEL_CACHE=switch)
+    (stored,) = payloads(tmp_path / "store")
+    assert stored.startswith(MAGIC if switch == "" else POCL_MAGIC)
+
+
+def test_intel_keeps_a_binary_whatever_pocl_says(tmp_path):
+    runtime = require_runtime(RUNTIMES["intel"])
+    run(tmp_path / "store", runtime, tmp_path / "cache", warm=True, POCL_KERNEL_CACHE="1")
+    (stored,) = payloads(tmp_path / "store")
+    assert not stored.startswith(MAGIC)
+
+
+@pytest.mark.parametrize("damage", [b"{not json", b"[1, 2]", b'{"source": "", "options": []}',
+                                    b'{"source": "x", "options": "-DX"}', b"\xff\xfe"])
+def test_a_malformed_record_is_dropped_with_one_warning_and_rebuilt(tmp_path, damage):
+    runtime, cache = pocl(), tmp_path / "cache"
+    run(tmp_path / "store", runtime, cache, warm=True)
+    replace_payload(tmp_path / "store", MAGIC + damage)
+    later = run(tmp_path / "store", runtime, cache)
+    assert later["builds"] == 1 and later["loaded"] == 0, later
+    assert len(later["warned"]) == 1 and "source record" in later["warned"][0], later
+
+
+def test_a_record_that_no_longer_builds_is_refused_and_rebuilt(tmp_path):
+    runtime, cache = pocl(), tmp_path / "cache"
+    run(tmp_path / "store", runtime, cache, warm=True)
+    replace_payload(tmp_path / "store", MAGIC + b'{"source": "__kernel void twice(", "options": []}')
+    later = run(tmp_path / "store", runtime, cache)
+    assert later["builds"] == 1 and later["loaded"] == 0, later
+    assert any("refused the stored source record" in w for w in later["warned"]), later
+
+
+def test_a_bundle_of_a_record_store_ships_a_binary_that_installs_and_loads(tmp_path):
+    runtime = pocl()
+    run(tmp_path / "store", runtime, tmp_path / "cache", warm=True, export=tmp_path / "b.clmodes")
+    assert payloads(tmp_path / "store")[0].startswith(MAGIC)
+    fresh = run(tmp_path / "fresh", runtime, tmp_path / "fresh-cache",
+                install=tmp_path / "b.clmodes", POCL_KERNEL_CACHE="1")
+    assert fresh["builds"] == 0 and fresh["loaded"] == 1, fresh
+    assert all("unsigned" in w for w in fresh["warned"]), fresh
+    (installed,) = payloads(tmp_path / "fresh")
+    assert installed.startswith(POCL_MAGIC), "the bundle carried the binary"
+
+
+def replace_payload(store, payload: bytes) -> None:
+    """The store's one program as `payload`, its checksum made to match: damage the
+    store's own check cannot see."""
+    connection = sqlite3.connect(store / FILENAME)
+    with connection:
+        connection.execute("UPDATE binaries SET binary=?, sha256=?",
+                           (sqlite3.Binary(payload), hashlib.sha256(payload).hexdigest()))
+    connection.close()
