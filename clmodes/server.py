@@ -135,7 +135,7 @@ class DeviceServer:
                 return
             store = self._store()
             remaining = self._known_absent(self._load_stored(kernels, store), store)
-            if remaining and not self._report_misses(remaining, store):
+            if not remaining or not self._report_misses(remaining, store):
                 return
             # Imported here: the batch machinery (pcpp, the preprocessor, the renamer) is
             # what a source build needs, and a warmed process never builds (its start is
