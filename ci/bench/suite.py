@@ -65,6 +65,10 @@ BENCHES: tuple[Bench, ...] = (
     Bench("preparation", "bench_preparation.py", "real-size code (John the Ripper's kernels "
           "sharing 21 headers): a first batched obtain's CPU split (preparation, probe, build, "
           "persistence) and a second process's, against plain builds"),
+    Bench("preparation_pocl_cache", "bench_preparation.py", "John the Ripper's kernels on "
+          "PoCL with its kernel cache on (PoCL's default), where clmodes keeps each batch as "
+          "its source record: the same split against plain builds and plain builds again",
+          args=("--case", "john", "--pocl-cache"), long=True, runtime="PoCL"),
     Bench("bundle_import", "bench_bundle_import.py", "bundle import with and without "
           "its load check", devices="first"),
     Bench("remote", "bench_remote.py", "a fresh machine's first result: the team's remote "
@@ -117,6 +121,9 @@ BENCHES: tuple[Bench, ...] = (
     Bench("warm_start", "bench_warm_start.py", "a warmed fresh process running the MLP "
           "against a cold one, the floor (Python, pyopencl and a context) and the floor "
           "loading the same binaries without clmodes", long=True),
+    Bench("warm_start_pocl_cache", "bench_warm_start.py", "the same with PoCL's kernel "
+          "cache on (its default): empty for cold, the one `clmodes warm` filled for the "
+          "others", args=("--pocl-cache",), long=True, runtime="PoCL"),
     Bench("fleet", "bench_fleet.py", "fleet warm over a two-node Ray cluster against "
           "single warms", devices="first", long=True, needs=("ray",), smoke="setup"),
 )
