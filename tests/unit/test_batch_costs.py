@@ -17,8 +17,12 @@ from clmodes import Kernel
 from clmodes.batch import CompilerMacros, DeviceTraits, plan
 from clmodes.batch import unit as unit_module
 from clmodes.batch.costs import ALL_ENV, PREPARE_S_PER_BYTE, too_costly, unit_bytes
+from clmodes.batch.program import merged_typedefs
+from clmodes.batch.symbols import raw_typedefs
+from clmodes.batch.tokens import tokenize
 from clmodes.batch.preprocess import preprocess
 from clmodes.batch.unit import Unit
+from clmodes.includes import included_files
 
 JOHN = Path(__file__).resolve().parents[1] / "corpus" / "real" / "john"
 INTEL = DeviceTraits(
@@ -98,3 +102,39 @@ def test_no_cost_given_prepares_as_before(counted):
     plan(john("pbkdf2_hmac_sha1_kernel.cl", "-DHASH_LOOPS=512") + john("rar_kernel.cl"),
          macros_for, 32, None)
     assert counted
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in JOHN.glob("*_kernel.cl")))
+def test_typedefs_read_per_file_hold_every_one_the_files_joined_hold(name: str):
+    """`merged_typedefs` reads each header once per process. Every typedef one reading of
+    the unit and its headers joined finds, it finds with the same type, or as unknown
+    (None: never a different guess). Every John program."""
+    per_file, joined = _john_typedefs(name)
+    wrong = {n: (base, per_file.get(n, "absent")) for n, base in joined.items()
+             if per_file.get(n, "absent") not in (base, None)}
+    assert not wrong, wrong
+
+
+def test_a_header_ending_in_a_macro_call_hides_no_typedef_of_the_next():
+    """opencl_keccak.h ends with `defkeccak(256)` and no `;`: read joined, the next header's
+    `typedef uchar uint8_t;` became part of that statement and was lost. A header starts a
+    statement, as the compiler reads it once the macro has expanded."""
+    per_file, joined = _john_typedefs("ethereum_kernel.cl")
+    assert "uint8_t" not in joined
+    assert per_file["uint8_t"] == "uchar"
+
+
+def _john_typedefs(name: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    """(read per file, read joined) for a John program's first unit and its headers."""
+    (unit,) = {k.unit_key: Unit.of(k) for k in john(name)}.values()
+    files, _size = included_files(unit.source, unit.options, dict(unit.defines))
+    texts = [unit.render_alone(), *(Path(f).read_text(errors="replace") for f in files)]
+    assert len(texts) > 1, "the program includes no header"
+    return merged_typedefs(texts), raw_typedefs(tokenize("\n".join(texts)))
+
+
+def test_a_name_typedefd_differently_in_two_files_is_never_guessed():
+    one, other = "typedef uint word_t;\n", "typedef ulong word_t;\ntypedef float real_t;\n"
+    assert merged_typedefs([one, other]) == {"word_t": None, "real_t": "float"}
+    assert merged_typedefs([one, one]) == {"word_t": "uint"}
+    assert merged_typedefs([other, one, one]) == raw_typedefs(tokenize(other + one + one))
