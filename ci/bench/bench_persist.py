@@ -21,6 +21,10 @@ so a build alone leaves that part out; the figure is build + first launches + fi
   launches (untimed): what capturing adds by itself. `read_bound_speed_ratio` (raw batch
   over raw batch plus the read) is the best a capture on the critical path can reach.
 
+`--pocl-cache` turns PoCL's kernel cache on (its default), in a fresh folder: every unit
+is fresh, so it serves no side, and clmodes keeps a PoCL batch as its source record instead
+of reading its BINARIES (`clmodes.source_records`).
+
 `--generic-work-groups` sets `POCL_WORK_GROUP_SPECIALIZATION=0` before PoCL loads: every
 launch then runs the generic work-group function, which is what a binary read generates,
 so the read's code serves the first launches too (what that costs the kernels' own speed
@@ -50,6 +54,10 @@ import sys  # noqa: E402
 GENERIC = "POCL_WORK_GROUP_SPECIALIZATION"
 if "--generic-work-groups" in sys.argv[1:]:
     os.environ[GENERIC] = "0"
+if "--pocl-cache" in sys.argv[1:]:  # PoCL's kernel cache on, as users have it, in a fresh folder
+    import tempfile as _tempfile
+
+    os.environ.update(POCL_KERNEL_CACHE="1", POCL_CACHE_DIR=_tempfile.mkdtemp(prefix="pocl-"))
 
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
@@ -184,6 +192,8 @@ def parse_args(argv: list[str] | None):
                         help=f"{GENERIC}=0 on PoCL: launches run the generic work-group "
                         "function the binary read generates, instead of one specialized "
                         "at the first enqueue")
+    parser.add_argument("--pocl-cache", action="store_true",
+                        help="PoCL's kernel cache on (its default), in a fresh folder")
     parser.add_argument("--separate-max", type=int, default=32,
                         help="most units the separate side builds (scaled to K past it)")
     args = parser.parse_args(argv)

@@ -15,7 +15,9 @@ With mlp one rep takes minutes (tuning 15 matmul candidates at 8S, PoCL's BINARI
 `--budget` usually stops it after one rep; the builtin workload fits ~2-3 reps.
 
 Every measurement runs in a fresh subprocess with POCL_KERNEL_CACHE=0 (PoCL's own kernel
-cache would make "cold" warm, docs/facts.md, Caches) and PYOPENCL_NO_CACHE=1, and its own fresh
+cache would make "cold" warm, docs/facts.md, Caches; `--pocl-cache` turns it on as users
+have it, in a folder of each store's own, so a cold run starts with it empty and a warmed
+run has what its warm put there) and PYOPENCL_NO_CACHE=1, and its own fresh
 CLMODES_CACHE_DIR temporary directory, except the warmed runs, which reuse the directory
 the warm before them filled. Times "inside" run from before `import clmodes` to the
 result read back (`.get()`) or to `warm()` returning; "process wall" is the parent's
@@ -198,6 +200,9 @@ print("WARM_BENCH_RESULT " + json.dumps(out), flush=True)
 '''
 
 
+POCL_CACHE_FLAG = "BENCH_WARM_POCL_CACHE"  # set by --pocl-cache, read by `child`
+
+
 class ChildFailed(RuntimeError):
     pass
 
@@ -217,6 +222,8 @@ def child(mode: str, spec: dict, size: int, cache_dir: Path, probes: int = 0,
         ),
         "WARM_BENCH_CHILD": json.dumps({**spec, "mode": mode, "size": size, "probes": probes}),
     }
+    if os.environ.get(POCL_CACHE_FLAG):  # --pocl-cache: one PoCL cache per clmodes store
+        env.update(POCL_KERNEL_CACHE="1", POCL_CACHE_DIR=str(cache_dir / "pocl-cache"))
     if pin:
         env["POCL_MEMORY_LIMIT"] = str(PIN_GIB)
     else:
@@ -310,10 +317,15 @@ def parse_args(argv: list[str] | None):
                         help="auto (kernels_cl.workloads:mlp if present, else builtin), "
                              "mlp, builtin, or MODULE:FUNC")
     parser.add_argument("--no-pin-memory", action="store_true")
+    parser.add_argument("--pocl-cache", action="store_true",
+                        help="PoCL's kernel cache on (its default), one folder per store: "
+                             "cold runs start empty, a warmed run has its warm's")
     parser.add_argument("--smoke", action="store_true",
                         help="seconds: the builtin workload at 4096 elements, one rep, no "
                              "probes, no 8S runs (ci/bench/run --smoke)")
     args = parser.parse_args(argv)
+    if args.pocl_cache:
+        os.environ[POCL_CACHE_FLAG] = "1"
     if args.smoke:
         args.workload, args.size, args.reps, args.probes = "builtin", 4096, 1, 0
     return args
