@@ -57,6 +57,9 @@ BENCHES: tuple[Bench, ...] = (
           args=("--no-mlp",), needs=("kernel_tuner",)),
     Bench("warm", "bench_warm.py", "clmodes.warm of the MLP against cold runs",
           args=("--reps", "1", "--budget", "1"), devices="first"),
+    Bench("warm_pocl_cache", "bench_warm.py", "the same with PoCL's kernel cache on (its "
+          "default), one folder per store, three reps", args=("--reps", "3", "--budget",
+          "900", "--pocl-cache"), devices="first", long=True, runtime="PoCL"),
     Bench("launch_checks", "bench_launch_checks.py", "launch buffer checks on and off"),
     Bench("last_use", "bench_last_use.py", "a warm second process with last-use notes on "
           "and off", devices="first"),

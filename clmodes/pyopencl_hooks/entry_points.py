@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from types import CodeType
 
 import pyopencl as cl
 import pyopencl._cl as _cl
@@ -50,11 +51,22 @@ def check() -> None:
     if INVOKER_CALL not in _text_of(invoker):
         raise EntryPointMoved(f"pyopencl {cl.VERSION_TEXT}: the invoker no longer launches "
                               f"through {INVOKER_CALL.rstrip('(')}")
-    used = set(original.__code__.co_names)  # every attribute the function reads or writes
+    used = code_names(original.__code__)
     for attribute in ("_source", "_context", "_prg"):
         if attribute not in used:
             raise EntryPointMoved(f"pyopencl {cl.VERSION_TEXT}: Program.build no longer "
                                   f"uses self.{attribute}")
+
+
+def code_names(code: CodeType) -> set[str]:
+    """Every global and attribute name a function's code (its nested functions' too) reads
+    or writes: `self._prg` puts `_prg` there. Read from the code object, not the source,
+    for the cost given in `_text_of`."""
+    found = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, CodeType):
+            found |= code_names(constant)
+    return found
 
 
 def _text_of(module: object) -> str:

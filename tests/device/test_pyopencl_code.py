@@ -31,6 +31,19 @@ def _statistics(mode: clmodes.ProcessMode, action) -> clmodes.ExecutionStatistic
     return clmodes.StatisticsReader(collector).statistics()
 
 
+def test_the_entry_point_check_reads_attributes_from_code_nested_functions_included():
+    """What `check` reads instead of the source: `self._prg` used in a nested lambda
+    counts, a name only in a comment or a string does not."""
+    def build(self, options=None):  # type: ignore[no-untyped-def]
+        # self._context is only named here
+        run = lambda: self._prg.build(options)  # noqa: E731
+        return run, "self._source"
+
+    names = entry_points.code_names(build.__code__)
+    assert "_prg" in names and "build" in names
+    assert "_context" not in names and "_source" not in names
+
+
 def test_pyopencl_entry_points_are_where_the_hooks_expect_them(client):
     """Fails loudly when a pyopencl upgrade moves what the hooks replace."""
     entry_points.check()
