@@ -80,6 +80,9 @@ BENCHES: tuple[Bench, ...] = (
     Bench("persist", "bench_persist.py", "a batch build with a persistent store against "
           "the store in memory, separate builds and raw concatenation, first launches "
           "included"),
+    Bench("persist_pocl_cache", "bench_persist.py", "the same with PoCL's kernel cache on "
+          "(its default; every unit fresh, so it serves no side), three reps",
+          args=("--pocl-cache", "--reps", "3"), long=True, runtime="PoCL"),
     Bench("batch_size", "bench_batch_size.py", "build time against units per build "
           "(raw pyopencl)", devices="list", long=True),
     Bench("gemm_batch", "bench_gemm_batch.py", "GEMM build time against configs per build",
