@@ -15,8 +15,7 @@ from clmodes.bundle import payload
 from clmodes.bundle.container import (CHUNK, MAX_PAYLOAD_BYTES, split_file, unsigned_part, write_atomically,
                                       write_container)
 from clmodes.bundle.errors import BundleError
-from clmodes.bundle.limits import check_size, max_size
-from clmodes.bundle.userfiles import read_bounded
+from clmodes.bundle.limits import check_size, max_size, read_bounded
 from clmodes.bundle.manifest import build_manifest
 from clmodes.bundle.signing import Signature, load_private_key, public_key_of, signature_block
 from clmodes.bundle.validation import validate

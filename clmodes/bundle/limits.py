@@ -1,4 +1,5 @@
-"""How large a bundle this machine reads: `$CLMODES_BUNDLE_MAX_SIZE`.
+"""What this machine reads of a file a user hands over: a bundle up to
+`$CLMODES_BUNDLE_MAX_SIZE`, any other file (a key) up to the size no such file has.
 
 A bundle is refused by its size before a byte of it is read, so that what a refusal costs
 is bounded by the limit, never by what someone hands over. The value is a number of
@@ -34,3 +35,14 @@ def check_size(path: Path, size: int) -> None:
     if size > limit:
         raise BundleError(f"{path}: {size} bytes, over the bundle size limit of {shown(limit)}; "
                           f"set ${SIZE_ENV} higher to read it")
+
+
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """A file a user hands us (a bundle, a key), whole, but never past `limit`, a size no
+    such file has; any failure is one `BundleError` line naming the file."""
+    try:
+        if path.stat().st_size > limit:
+            raise BundleError(f"{path}: too large to be a {what}")
+        return path.read_bytes()
+    except OSError as error:
+        raise BundleError(f"{path}: cannot read {what} ({error.strerror or error})") from error

@@ -38,7 +38,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from clmodes.bundle.errors import BundleError
-from clmodes.bundle.userfiles import read_bounded
+from clmodes.bundle.limits import read_bounded
 
 SIGNATURE_MAGIC = b"CLMODES-SIGNATURE\n"
 MAX_BLOCK_BYTES = 1024  # a block is ~250 bytes; anything longer is not one
