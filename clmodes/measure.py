@@ -27,7 +27,6 @@ from collections.abc import Callable
 import pyopencl as cl
 import pyopencl.array as cla
 
-from clmodes.clients import Client
 from clmodes.runtime import client
 from clmodes.errors import ClmodesError
 from clmodes.execution import StreamMode, StreamModeOverride
@@ -44,7 +43,7 @@ class NothingLaunched(ClmodesError):
 def measurement_stream(caller: Stream) -> Stream:
     """A stream of the caller's device for this thread's measurements: one per thread, so
     two threads measuring at once never capture each other's events."""
-    owner = caller.client if isinstance(caller.client, Client) else client(caller.device)
+    owner = caller.client if caller.client is not None else client(caller.device)
     return owner.stream(f"clmodes.measure.{threading.get_ident()}")
 
 

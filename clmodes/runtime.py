@@ -152,7 +152,7 @@ def runtime_of(stream: Stream) -> Runtime:
     """The runtime a stream belongs to (its client's), else the process's: what a tune,
     a measurement or a warm on that stream uses, so that a stream of another `Runtime` is
     never measured in a foreign context or recorded in a foreign store."""
-    owner = getattr(stream.client, "runtime", None)
+    owner = stream.client.runtime if stream.client is not None else None
     return owner if isinstance(owner, Runtime) else default_runtime()
 
 

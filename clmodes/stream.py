@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import pyopencl as cl
 
@@ -27,16 +27,28 @@ Size = int | Sequence[int]
 _EXECUTE = LaunchMode.EXECUTE
 
 
+class Owner(Protocol):
+    """The `Client` whose stream this is, as the layers above read it: `clmodes.clients`
+    imports this module, so the client is typed here by what is used of it."""
+
+    @property
+    def runtime(self) -> object:
+        """The `clmodes.runtime.Runtime` that made the client (a layer above both)."""
+
+    def stream(self, name: str | None = None, queue: cl.CommandQueue | None = None) -> "Stream":
+        """Another stream of the same client."""
+
+
 class Stream:
     """One named command queue of one device."""
 
     def __init__(self, server: "DeviceServer", name: str,
-                 queue: cl.CommandQueue | None = None, client: object = None) -> None:
+                 queue: cl.CommandQueue | None = None, client: Owner | None = None) -> None:
         """`queue`: a user's command queue to adopt (on the server's context). `client`:
         the `Client` whose stream it is (its runtime is the one tunes and measurements
         on this stream use)."""
         self.name = name
-        self.client = client
+        self.client: Owner | None = client
         self.server = server
         self.queue = queue if queue is not None else cl.CommandQueue(
             server.context,
