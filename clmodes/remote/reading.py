@@ -48,8 +48,8 @@ from clmodes.remote import layout
 from clmodes.remote.config import MAX_ENTRY
 from clmodes.remote.entry import MAGIC, Entry, MalformedEntry, decode
 from clmodes.remote.interface import Refused, Remote, Value
-from clmodes.store import FORMAT_VERSION, BinaryRow, KernelRow, Store, StoreEntries, TuneRow
-from clmodes.store.tiers import BINARY, TUNE, tune_entry
+from clmodes.store import FORMAT_VERSION, BinaryRow, KernelRow, StoreEntries, TuneRow
+from clmodes.store.tiers import BINARY, TUNE, TierStore, tune_entry
 
 Row = TypeVar("Row", TuneRow, BinaryRow)
 
@@ -147,7 +147,7 @@ class RemoteTier:
 
     # -- tune results -------------------------------------------------------------------
 
-    def tunes(self, store: Store, tunable: str, key: str, candidates: str) -> None:
+    def tunes(self, store: TierStore, tunable: str, key: str, candidates: str) -> None:
         if not self.remote.available or not self._first_ask([("tune", tunable, key, candidates)]):
             return
         group = layout.tune_key(FORMAT_VERSION, tunable, key, candidates)
@@ -182,7 +182,7 @@ class RemoteTier:
 
     # -- binaries -----------------------------------------------------------------------
 
-    def binaries(self, store: Store, exact: str, kernel_keys: list[str]) -> None:
+    def binaries(self, store: TierStore, exact: str, kernel_keys: list[str]) -> None:
         if not self.remote.available:
             return
         wanted = [k[2] for k in self._first_ask([("kernel", exact, k) for k in kernel_keys])]
@@ -295,7 +295,7 @@ class RemoteTier:
 
     # -- into the store -----------------------------------------------------------------
 
-    def _add(self, store: Store, entries: StoreEntries,
+    def _add(self, store: TierStore, entries: StoreEntries,
              origins: dict[tuple[str, str, str], Entry]) -> None:
         try:
             added = store.add_entries(entries)

@@ -36,22 +36,32 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
+from clmodes.store.schema import StoreEntries
 from clmodes.store.transactions import Database
 
 
-# The `Store` asking (typed loosely: naming the class here would be an import circle
-# with the module that calls these).
-Store = Any
+class TierStore(Protocol):
+    """What a tier uses of the store it reads into: `clmodes.store.store.Store`, which
+    imports this module, so it is typed here by those three methods."""
+
+    def get_binary(self, exact: str, batch: str) -> tuple[bytes, list[str]] | None:
+        """A batch's binary and unit keys held locally, or None."""
+
+    def add_entries(self, entries: StoreEntries) -> StoreEntries:
+        """Insert entries, local ones winning; the entries added."""
+
+    def note_remote(self, rows: list[tuple[str, str, str, str]]) -> None:
+        """Record entries copied in from a remote: (kind, scope, entry, signer)."""
 
 
 class ReadThrough(Protocol):
-    def binaries(self, store: Store, exact: str, kernel_keys: list[str]) -> None:
+    def binaries(self, store: TierStore, exact: str, kernel_keys: list[str]) -> None:
         """Copy into `store` the binaries (and kernel index rows) of these kernel keys
         that the tier holds for this exact device."""
 
-    def tunes(self, store: Store, tunable: str, key: str, candidates: str) -> None:
+    def tunes(self, store: TierStore, tunable: str, key: str, candidates: str) -> None:
         """Copy into `store` every device model's decision the tier holds for this key."""
 
 
