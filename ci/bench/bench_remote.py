@@ -34,8 +34,6 @@ import os
 import shlex
 import shutil
 import signal
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -69,17 +67,11 @@ def into_own_namespace() -> None:
     sys.exit(done.returncode)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class Server:
     """A redis-server of this script's own, on loopback, without persistence."""
 
     def __init__(self, folder: Path) -> None:
-        self.port = free_port()
+        self.port = benchlib.free_port()
         self.process = start_redis(self.port, folder)
 
     @property
@@ -96,20 +88,15 @@ class Server:
 
 
 def environment(folder: Path, store: str, device: str | None, **extra: str) -> dict[str, str]:
-    env = {**os.environ, "CLMODES_CACHE_DIR": str(folder / store),
-           "CLMODES_CONFIG_DIR": str(folder / "config"), "CLMODES_REMOTE": "",
-           "CLMODES_TRUSTED_KEYS": "", "CLMODES_SIGNING_KEY": "", "WARM_BENCH_SIZE": "4096",
-           "KERNELS_CL_BATCH": "16", "KERNELS_CL_HIDDEN": "64",
-           "PYTHONPATH": os.pathsep.join([str(benchlib.ROOT), str(benchlib.ROOT / "ci" / "bench"),
-                                          os.environ.get("PYTHONPATH", "")]), **extra}
-    if device:
-        env["CLMODES_DEVICE"] = device
-    return env
+    return benchlib.child_env(
+        store=folder / store, device=device, CLMODES_CONFIG_DIR=str(folder / "config"),
+        CLMODES_REMOTE="", CLMODES_TRUSTED_KEYS="", CLMODES_SIGNING_KEY="",
+        WARM_BENCH_SIZE="4096", KERNELS_CL_BATCH="16", KERNELS_CL_HIDDEN="64", **extra)
 
 
 def clmodes(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "clmodes", *args], env=env,
-                          capture_output=True, text=True, timeout=900)
+    return benchlib.run_child(benchlib.clmodes_cli(*args), f"clmodes {args[0]}", env=env,
+                              timeout=900, ok=(0, 1) if args[0] == "check" else (0,))
 
 
 def make(folder: Path, device: str | None, workload: str, server: Server) -> tuple[Path, Path]:
@@ -117,10 +104,8 @@ def make(folder: Path, device: str | None, workload: str, server: Server) -> tup
     if not key.exists():
         clmodes(environment(folder, "maker", device), "bundle", "keygen", str(key))
     env = environment(folder, f"maker-{device}", device, CLMODES_REMOTE=server.url)
-    for args in (["warm", workload, "--sign", str(key)],
-                 ["bundle", "export", str(bundle), "--sign", str(key)]):
-        done = clmodes(env, *args)
-        assert done.returncode == 0, done.stderr
+    clmodes(env, "warm", workload, "--sign", str(key))
+    clmodes(env, "bundle", "export", str(bundle), "--sign", str(key))
     return bundle, key.with_name(key.name + ".pub")
 
 
@@ -132,7 +117,7 @@ def first_result(folder: Path, name: str, device: str | None, workload: str, sid
     if side == "remote":
         extra["CLMODES_REMOTE"] = server.url
     elif side == "down_refused":
-        extra["CLMODES_REMOTE"] = f"redis://127.0.0.1:{free_port()}/0"
+        extra["CLMODES_REMOTE"] = f"redis://127.0.0.1:{benchlib.free_port()}/0"
     elif side == "down_stopped":
         extra["CLMODES_REMOTE"] = server.url
     env = environment(folder, name, device, **extra)
@@ -141,31 +126,30 @@ def first_result(folder: Path, name: str, device: str | None, workload: str, sid
     try:
         started = time.perf_counter()
         if side == "bundle":
-            done = clmodes(env, "bundle", "import", str(bundle))
-            assert done.returncode == 0, done.stderr
+            clmodes(env, "bundle", "import", str(bundle))
         done = clmodes(env, "check", workload, "--json")
         seconds = time.perf_counter() - started
     finally:
         if side == "down_stopped":
             server.signal(signal.SIGCONT)
-    assert done.returncode in (0, 1), done.stderr
     return seconds, json.loads(done.stdout)
 
 
 def measure(folder: Path, device: str | None, workload: str, reps: int,
             server: Server) -> dict[str, object]:
     bundle, public = make(folder, device, workload, server)
-    times: dict[str, list[float]] = {side: [] for side in SIDES}
     counts: dict[str, dict[str, int]] = {}
-    for rep in range(reps):
-        for side in benchlib.rotated(list(SIDES), rep):
-            seconds, report = first_result(folder, f"fresh-{device}-{side}-{rep}", device,
-                                           workload, side, server, bundle, public)
-            times[side].append(seconds)
-            counts[side] = {"compiled": report["compilation"]["compiled"],
-                            "loaded": report["compilation"]["loaded"],
-                            "tuned": report["autotune"]["keys"]}
-    medians = {side: statistics.median(values) for side, values in times.items()}
+
+    def run(side: str, rep: int) -> float:
+        seconds, report = first_result(folder, f"fresh-{device}-{side}-{rep}", device,
+                                       workload, side, server, bundle, public)
+        counts[side] = {"compiled": report["compilation"]["compiled"],
+                        "loaded": report["compilation"]["loaded"],
+                        "tuned": report["autotune"]["keys"]}
+        return seconds
+
+    times = benchlib.rounds(SIDES, reps, run)
+    medians = benchlib.medians(times)
     cold = medians["cold"]
     return {"device": device or "default", "seconds": times, "median_s": medians,
             "counts": counts,
@@ -180,8 +164,7 @@ def miss_costs(server: Server, reps: int) -> dict[str, object]:
     """Seconds of one store miss in this process: (first, second) per remote state."""
     import logging
 
-    from clmodes import remote
-    from clmodes.store import Store
+    from clmodes import Store, remote
 
     logging.getLogger("clmodes").setLevel(logging.ERROR)  # the expected down warnings
     states = ("none", "answering", "refused", "stopped")
@@ -190,7 +173,7 @@ def miss_costs(server: Server, reps: int) -> dict[str, object]:
     for rep in range(reps):
         for state in benchlib.rotated(list(states), rep):
             url = {"none": None, "answering": server.url, "stopped": server.url,
-                   "refused": f"redis://127.0.0.1:{free_port()}/0"}[state]
+                   "refused": f"redis://127.0.0.1:{benchlib.free_port()}/0"}[state]
             remote.configure(url)
             store = Store(None)
             if state == "stopped":
@@ -205,18 +188,15 @@ def miss_costs(server: Server, reps: int) -> dict[str, object]:
                     server.signal(signal.SIGCONT)
                 store.close()
     remote.configure(None)
-    first_m = {s: statistics.median(v) for s, v in first.items()}
-    second_m = {s: statistics.median(v) for s, v in second.items()}
+    first_m, second_m = benchlib.medians(first), benchlib.medians(second)
     return {"first_miss_s": first_m, "second_miss_s": second_m,
             "answering_over_none_ratio": first_m["answering"] / first_m["none"]}
 
 
 def main() -> None:
-    parser = benchlib.parser(__doc__, json_help="write the figures as JSON")
-    parser.add_argument("--reps", type=int, default=3)
+    parser = benchlib.parser(__doc__, reps=3, smoke_help="seconds (ci/bench/run --smoke)")
     parser.add_argument("--devices", default="pocl,intel",
                         help="comma-separated: pocl, intel, or CLMODES_DEVICE selectors")
-    parser.add_argument("--smoke", action="store_true", help="seconds (ci/bench/run --smoke)")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("bench_remote: redis-server is not installed (Debian: apt-get install "

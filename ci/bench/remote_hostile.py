@@ -19,17 +19,15 @@ child on a free loopback port, ended by its pid). Needs redis-server and redis-p
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+import benchlib
+
+ROOT = benchlib.ROOT
 sys.path.insert(0, str(ROOT / "tests"))
 from support.hostile_redis import HostileRedis  # noqa: E402
 from support.remote_namespace import start_redis  # noqa: E402
@@ -98,13 +96,10 @@ print(json.dumps({"under_limit_peak": peaks["k1"], "over_limit_peak": peaks["k2"
 
 
 def child(code: str, *argv: str, env: dict[str, str] | None = None) -> dict:
-    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
-                          env={**os.environ, **(env or {}),
-                               "PYTHONPATH": f"{ROOT}:{ROOT / 'tests'}"}, timeout=600)
-    lines = done.stdout.strip().splitlines()
-    if done.returncode or not lines:
-        raise SystemExit(f"child failed: {done.stderr[-2000:]}")
-    result = json.loads(lines[-1])
+    done = benchlib.run_child(benchlib.python(code, *argv), "a remote_hostile child",
+                              env=benchlib.child_env(path=[ROOT / "tests"], **(env or {})),
+                              timeout=600)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
     result["warnings"] = sum("WARNING" in line for line in done.stderr.splitlines())
     result["traceback"] = "Traceback" in done.stderr
     return result
@@ -125,14 +120,8 @@ def times(misses: int, folder: Path) -> dict[str, dict]:
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def memory(limit: int, folder: Path) -> dict:
-    port = free_port()
+    port = benchlib.free_port()
     server = start_redis(port, folder)
     try:
         found = child(MEMORY, f"redis://127.0.0.1:{port}/0", str(folder), str(limit),
@@ -152,16 +141,14 @@ def memory(limit: int, folder: Path) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", type=Path)
+    parser = benchlib.parser(__doc__, json_type=Path)
     parser.add_argument("--misses", type=int, default=20)
     parser.add_argument("--limit", type=int, default=256 << 20)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         results = {"times": times(args.misses, Path(tmp)),
                    "memory": memory(args.limit, Path(tmp)), "when": time.time()}
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
+    benchlib.write_json(args.json, results)
     return 0
 
 
