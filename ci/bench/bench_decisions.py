@@ -61,8 +61,8 @@ import numpy as np  # noqa: E402
 import pyopencl.array as cla  # noqa: E402
 
 import clmodes  # noqa: E402
-from clmodes import ProcessMode, ProcessModeOverride, Tunable  # noqa: E402
-from clmodes.tune import Exhaustive, RacePolicy, RunsAs  # noqa: E402
+from clmodes import (Exhaustive, ProcessMode, ProcessModeOverride, RacePolicy,  # noqa: E402
+                     RunsAs, Tunable)
 from clmodes.tune.measuring import finals  # noqa: E402
 from clmodes.tune.measuring.racing import sample  # noqa: E402
 from kernels_cl.gemm import GEMM_SPACE, launch_out  # noqa: E402
@@ -78,7 +78,10 @@ SUBSPACES = {
 
 
 def parse_args(argv):
-    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT", quiet=True)
+    parser = benchlib.parser(__doc__,
+                             smoke_help="seconds: 2 runs, the 12-config subspace, n = 64, 3 "
+                                        "rounds",
+                             quiet=True)
     parser.add_argument("--runs", type=int, default=20, help="counted tunes")
     parser.add_argument("--subspace", type=int, default=48, choices=sorted(SUBSPACES))
     parser.add_argument("--n", type=int, default=256, help="n of the n x n x n product")
@@ -90,8 +93,6 @@ def parse_args(argv):
     parser.add_argument("--final-runs-as", default=RacePolicy().final_runs_as.value,
                         type=_runs_as, metavar="A,B",
                         help="final policies the runs alternate between (median, fastest)")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: 2 runs, the 12-config subspace, n = 64, 3 rounds")
     args = parser.parse_args(argv)
     if args.smoke:
         args.runs, args.subspace, args.n, args.rounds = 2, 12, 64, 3
@@ -159,8 +160,7 @@ class Remeasure:
     def paired(self, chosen: str, best: str, rounds: slice = slice(None)) -> float:
         """The median, over `rounds`, of `chosen`'s sample over `best`'s in the same
         round."""
-        ours, theirs = self.samples[chosen][rounds], self.samples[best][rounds]
-        return statistics.median(a / b for a, b in zip(ours, theirs))
+        return benchlib.paired(self.samples[chosen][rounds], self.samples[best][rounds])
 
     def spread(self, names) -> dict[str, list[float]]:
         """Min, quartiles and max of each named config's samples: a config whose samples

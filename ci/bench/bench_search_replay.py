@@ -49,7 +49,7 @@ sys.path.insert(0, str(HERE))
 import kt_harness  # noqa: E402
 from surrogate_choice import objectives, to_quality  # noqa: E402
 
-from clmodes.tune import LocalSearch, ModelGuided, TuningSpace  # noqa: E402
+from clmodes import LocalSearch, ModelGuided, TuningSpace  # noqa: E402
 from kernels_cl.gemm import GEMM_RESTRICTIONS  # noqa: E402
 
 TARGET = 1.05

@@ -284,7 +284,10 @@ def one_rep(spec: dict, size: int, probes: int, pin: bool, scratch: Path,
 
 
 def parse_args(argv: list[str] | None):
-    parser = benchlib.parser(__doc__, json_help="write every figure here", json_type=Path)
+    parser = benchlib.parser(__doc__,
+                             smoke_help="seconds: the builtin workload at 4096 elements, one "
+                                        "rep, no probes, no 8S runs (ci/bench/run --smoke)",
+                             json_type=Path)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--size", type=int, default=None,
                         help=f"S: mlp rows (default {MLP_DEFAULT_BATCH}) or builtin elements "
@@ -297,9 +300,6 @@ def parse_args(argv: list[str] | None):
                         help="auto (kernels_cl.workloads:mlp if present, else builtin), "
                              "mlp, builtin, or MODULE:FUNC")
     parser.add_argument("--no-pin-memory", action="store_true")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: the builtin workload at 4096 elements, one rep, no "
-                             "probes, no 8S runs (ci/bench/run --smoke)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.workload, args.size, args.reps, args.probes = "builtin", 4096, 1, 0

@@ -160,6 +160,12 @@ def medians(samples: Mapping[K, Iterable[float]]) -> dict[K, float]:
     return {side: statistics.median(values) for side, values in samples.items()}
 
 
+def paired(ours: Sequence[float], theirs: Sequence[float]) -> float:
+    """The median of per-round ratios (`ours[i] / theirs[i]`): two sides timed in the same
+    rounds share each round's load, which a ratio of their medians does not cancel."""
+    return statistics.median(a / b for a, b in zip(ours, theirs))
+
+
 # -- machine state, meta block, output ----------------------------------------------------
 
 

@@ -21,8 +21,7 @@ import clblast_xgemm
 import clmodes
 import kt_harness
 from benchlib import salt_counter
-from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, TuningSpace
-from clmodes.tune import Budget
+from clmodes import Budget, Kernel, ProcessMode, ProcessModeOverride, Tunable, TuningSpace
 
 _salts = salt_counter(700_000)  # apart from space_sides' and tune_sides' counters
 

@@ -18,8 +18,8 @@ import clmodes
 import kt_harness
 from benchlib import salt_counter
 from kt_harness import BuildCounter, build_log
-from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, TuningSpace
-from clmodes.tune import Budget, Exhaustive, LocalSearch, RandomSample
+from clmodes import (Budget, Exhaustive, Kernel, LocalSearch, ProcessMode, ProcessModeOverride,
+                     RandomSample, Tunable, TuningSpace)
 from kernels_cl.gemm import GEMM, GEMM_RESTRICTIONS, KERNEL_NAME, geometry
 
 _salts = salt_counter(500_000)  # apart from tune_sides' counter

@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
-from clmodes.tune import Budget, LocalSearch, ModelGuided, RandomSample  # noqa: E402
+from clmodes import Budget, LocalSearch, ModelGuided, RandomSample  # noqa: E402
 from clmodes.tune.search.strategies import run_search  # noqa: E402
 from clmodes.tune.search.strategies.base import SearchBase  # noqa: E402
 from kernels_cl.gemm import GEMM_SPACE  # noqa: E402
