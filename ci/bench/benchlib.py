@@ -2,7 +2,46 @@
 
 Importing this module loads neither pyopencl nor clmodes, so a script can call
 `cold_caches()` and `temp_store()` before it imports them (Intel's CPU runtime
-registers itself: `clmodes.icd`).
+registers itself: `clmodes.icd`). What is here: the set-up before pyopencl (caches
+off, a throw-away store), the command line (`parser`: --json, --smoke, --reps, ...),
+timing (`timed`, `rounds` in rotated order, `medians`, `paired`), child processes
+(`child_env`, `run_child`, `timed_child`, `child_json`: one setting per process), the
+machine's load and the meta block, and `write_json` for `ci/bench/run`.
+
+The scripts use clmodes' public API (`clmodes.__all__`) and, where they measure
+clmodes' own parts, these internals (each for the reason given; nothing else):
+
+- `clmodes.batch.plan`, `clmodes.batch.limits.max_units` (bench_core, corpus_compile):
+  the preprocessing figure times the batch planner alone, at the runtime's batch size.
+- `clmodes.batch.preprocess`, `.program`, `clmodes.compiler_probe`, `clmodes.server`,
+  `clmodes.programs` (bench_preparation), `clmodes.server.DeviceServer._build/_load`,
+  `clmodes.tune.tunable.Tunable._tune`, `clmodes.programs.capture` (bench_warm's
+  child): wrapped to split a process's time into preparation, probe, build, load,
+  tune and persistence.
+- `Client.server` (`queue_kernel`, `flush`, `persist`, `is_obtained`, `ready`,
+  `macros_for`, `compiler`): queue and obtain a batch without launching, check that a
+  side obtained every kernel, and switch a launchable's buffer checks
+  (bench_launch_checks).
+- `clmodes.runtime.Runtime` (bench_persist): two runtimes in one process, one store on
+  disk and one in memory, side by side.
+- `clmodes.selection.choose` (run, bench_first_result): the device `--device SELECTOR`
+  / $CLMODES_DEVICE picks, without creating a client (a context) in the parent.
+- `clmodes.store.footprint.EXIT_WAIT_S`, `Store.uses` (bench_last_use): the use notes
+  flushed as the exit handler flushes them, timed.
+- `clmodes.tune.measuring.finals`, `.racing.sample` (bench_decisions): the tune's own
+  decision rules replayed on re-measured samples.
+- `clmodes.tune.reporting.report.tuned_keys` (bench_matmul_default): each key's winner
+  and every config its tune measured, read from a store.
+- `clmodes.tune.search.strategies.run_search`, `.base.SearchBase` (bench_strategies,
+  bench_search_replay; docs/tuning.md): a search without OpenCL, and optuna's TPE as
+  a strategy of that loop.
+- `clmodes.bundle` (bundle_import, bundle_refusal, pocl_native, remote_hostile;
+  docs/trust.md): install, export and keys; `poclbin` and `loading` to cut a PoCL
+  binary's native code and run the load check's own steps.
+- `clmodes.remote`, `clmodes.store` rows (bench_remote, remote_hostile; docs/remote.md):
+  a remote configured per measurement in one process, and a publish driven directly.
+- `clmodes.pyopencl_hooks.installed` (bench_pyopencl_code): the plain side really ran
+  without clmodes' hooks.
 """
 
 from __future__ import annotations
