@@ -191,11 +191,9 @@ def main() -> None:
         raise SystemExit(f"unknown program(s) {unknown}; known: {', '.join(every)}")
     reps = 1 if args.smoke else args.reps
     ctx, label = pyopencl_ctx(args.device)
-    base = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    base.update(PYOPENCL_CTX=ctx, CLMODES_DEVICE=args.device, DISPLAY="", WAYLAND_DISPLAY="",
-                PYTHONWARNINGS="ignore",
-                PYTHONPATH=os.pathsep.join(filter(None, [str(benchlib.ROOT),
-                                                         os.environ.get("PYTHONPATH")])))
+    base = benchlib.child_env(path=(), device=args.device, drop=("COLUMNS", "LINES"),
+                              PYOPENCL_CTX=ctx, DISPLAY="", WAYLAND_DISPLAY="",
+                              PYTHONWARNINGS="ignore")
     before = benchlib.loadavg_1min()
     log(f"device {label} (PYOPENCL_CTX={ctx}); {reps} rep(s); 1-min load {before}")
     results = {}

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import benchlib
 
-import os  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -72,12 +71,10 @@ if len(sys.argv) > 3:
 def child_environment(store: Path, pocl_cache: Path | None = None) -> dict[str, str]:
     """Every cache off; with `pocl_cache`, PoCL's kernel cache on (its default) in that
     folder, where clmodes keeps PoCL batches as source records (clmodes.source_records)."""
-    env = dict(os.environ, CLMODES_CACHE_DIR=str(store), POCL_KERNEL_CACHE="0",
-               PYOPENCL_NO_CACHE="1")
-    if pocl_cache is not None:
-        env.update(POCL_KERNEL_CACHE="1", POCL_CACHE_DIR=str(pocl_cache))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
+    pocl = {} if pocl_cache is None else {"POCL_KERNEL_CACHE": "1",
+                                          "POCL_CACHE_DIR": str(pocl_cache)}
+    return benchlib.child_env(store=store, path=(), drop=["PYTHONDONTWRITEBYTECODE"],
+                              **{**benchlib.COLD, **pocl})
 
 
 def timed_process(command: list[str], env: dict[str, str]) -> tuple[float, str]:

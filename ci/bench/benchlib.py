@@ -68,6 +68,7 @@ from typing import TypeVar
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "ci" / "bench"
 CACHE_VARIABLES = ("POCL_KERNEL_CACHE", "PYOPENCL_NO_CACHE")
+COLD = dict(zip(CACHE_VARIABLES, ("0", "1")))  # both caches off (docs/facts.md, Caches)
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -78,7 +79,7 @@ V = TypeVar("V")
 def cold_caches(force: bool = True) -> None:
     """PoCL's and pyopencl's caches off (docs/facts.md, Caches); with force=False a value
     the caller already set is kept. Must run before pyopencl is imported."""
-    for name, value in zip(CACHE_VARIABLES, ("0", "1")):
+    for name, value in COLD.items():
         if force:
             os.environ[name] = value
         else:
