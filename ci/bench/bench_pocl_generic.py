@@ -84,8 +84,7 @@ def _pocl_device(clmodes):
     chosen = clmodes.client().device
     if chosen.fingerprint.vendor == "PoCL":
         return chosen
-    found = [d for d in clmodes.devices()
-             if d.fingerprint.vendor == "PoCL" and clmodes.usability(d).usable]
+    found = benchlib.usable_devices("PoCL")
     if not found:
         raise SystemExit("bench_pocl_generic: no usable PoCL device here")
     return found[0]

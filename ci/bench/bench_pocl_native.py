@@ -100,10 +100,8 @@ VARIANTS = {"default": None, "generic": "0"}
 
 
 def pocl_devices(wanted: str | None) -> list:
-    import clmodes
-
-    return [d.cl_device for d in clmodes.devices() if d.fingerprint.vendor == "PoCL"
-            and clmodes.usability(d).usable and (wanted is None or wanted in d.label + d.fingerprint.exact)]
+    return [d.cl_device for d in benchlib.usable_devices("PoCL")
+            if wanted is None or wanted in d.label + d.fingerprint.exact]
 
 
 def capture(device, count: int) -> tuple[bytes, list[str], str]:

@@ -50,8 +50,7 @@ from benchlib import samples, write_json  # noqa: E402
 def _device() -> clmodes.Client:
     if os.environ.get("CLMODES_DEVICE"):
         return clmodes.client()
-    pocl = [d for d in clmodes.devices()
-            if d.fingerprint.vendor == "PoCL" and clmodes.usability(d).usable]
+    pocl = benchlib.usable_devices("PoCL")
     return clmodes.client(pocl[0] if pocl else None)  # else the first usable device
 
 

@@ -260,6 +260,16 @@ def busy_load(count: int, settle_s: float = 5.0) -> Iterator[None]:
             worker.wait()
 
 
+def usable_devices(vendor: str | None = None) -> list:
+    """clmodes' devices that can build here (`clmodes.usability`), of `vendor` ("PoCL")
+    where given, in clmodes' order."""
+    import clmodes
+
+    return [device for device in clmodes.devices()  # the vendor first: no needless check
+            if (vendor is None or device.fingerprint.vendor == vendor)
+            and clmodes.usability(device).usable]
+
+
 def device_meta(device) -> dict[str, object]:
     """A clmodes device's label and exact fingerprint."""
     return {"device": device.label, "fingerprint": device.fingerprint.exact}

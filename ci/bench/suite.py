@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import loadavg_1min as load_1min
+from benchlib import loadavg_1min as load_1min, usable_devices
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -139,12 +139,8 @@ def missing(bench: Bench) -> list[str]:
     absent = [name.removeprefix("bin:") for name in bench.needs
               if (shutil.which(name[4:]) is None if name.startswith("bin:")
                   else importlib.util.find_spec(name) is None)]
-    if bench.runtime is not None:
-        import clmodes
-
-        if not any(d.fingerprint.vendor == bench.runtime and clmodes.usability(d).usable
-                   for d in clmodes.devices()):
-            absent.append(f"a usable {bench.runtime} device")
+    if bench.runtime is not None and not usable_devices(bench.runtime):
+        absent.append(f"a usable {bench.runtime} device")
     return absent
 
 
