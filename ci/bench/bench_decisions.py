@@ -66,15 +66,9 @@ from clmodes import (Exhaustive, ProcessMode, ProcessModeOverride, RacePolicy,  
 from clmodes.tune.measuring import finals  # noqa: E402
 from clmodes.tune.measuring.racing import sample  # noqa: E402
 from kernels_cl.gemm import GEMM_SPACE, launch_out  # noqa: E402
+from bench_space import SUBSPACES  # noqa: E402 - fixed parameters leaving N valid configs
 
 TARGET = 1.05
-# Fixed parameters leaving the named number of valid configs (bench_space.py's subspaces).
-_STRIDED = {"STRM": 1, "STRN": 1, "EDGE": 0}
-SUBSPACES = {
-    48: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, "KWI": 1, **_STRIDED},
-    24: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 16, **_STRIDED},
-    12: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 4, "VWM": 4, **_STRIDED},
-}
 
 
 def parse_args(argv):
@@ -101,6 +95,13 @@ def parse_args(argv):
 
 def _runs_as(text: str) -> list[RunsAs]:
     return [RunsAs(part.strip()) for part in text.split(",")]
+
+
+def gemm_operands(stream, n: int) -> tuple:
+    """(out, a, b) of an n x n x n product on the device, the inputs seeded by n."""
+    rng = np.random.default_rng(n)
+    a, b = (cla.to_device(stream.queue, rng.random((n, n), dtype=np.float32)) for _ in range(2))
+    return cla.zeros(stream.queue, (n, n), np.float32), a, b
 
 
 def tune_once(stream, space, args, tag: str, runs_as: RunsAs | None = None) -> dict:
@@ -140,7 +141,7 @@ class Remeasure:
         self.rounds += 1
 
     def medians(self) -> dict[str, float]:
-        return {name: statistics.median(found) for name, found in self.samples.items()}
+        return benchlib.medians(self.samples)
 
     def scores(self) -> dict[str, float]:
         """Each config's median, over the rounds, of its sample over that round's median
@@ -256,11 +257,7 @@ def main(argv=None) -> int:
     space = GEMM_SPACE.subspace(**SUBSPACES[args.subspace])
     client = clmodes.client()
     stream = client.stream("bench-decisions")
-    rng = np.random.default_rng(args.n)
-    a, b = (cla.to_device(stream.queue, rng.random((args.n, args.n), dtype=np.float32))
-            for _ in range(2))
-    out = cla.zeros(stream.queue, (args.n, args.n), np.float32)
-    operands = (out, a, b)
+    operands = gemm_operands(stream, args.n)
     started = time.perf_counter()
     log(f"bench_decisions: {client.device.label}, {len(space)} configs, n={args.n}, "
         f"{args.runs} runs, {args.load} busy processes beside")

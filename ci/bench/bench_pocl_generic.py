@@ -55,23 +55,17 @@ def child(args) -> int:
     """One process, one setting: every config's median seconds, as JSON on stdout."""
     benchlib.cold_caches()
     benchlib.temp_store("clmodes-bench-generic-")
-    import numpy as np
-    import pyopencl.array as cla
-
     import clmodes
-    from bench_decisions import SUBSPACES, Remeasure, tune_once
+    from bench_decisions import SUBSPACES, Remeasure, gemm_operands, tune_once
     from kernels_cl.gemm import GEMM_SPACE
 
     fixed = {**SUBSPACES[args.subspace], **({"VWN": 1, "SA": 1} if args.smoke else {})}
     space = GEMM_SPACE.subspace(**fixed)
     client = clmodes.client(_pocl_device(clmodes))
     stream = client.stream("bench-generic")
-    rng = np.random.default_rng(args.n)
-    a, b = (cla.to_device(stream.queue, rng.random((args.n, args.n), dtype=np.float32))
-            for _ in range(2))
-    out = cla.zeros(stream.queue, (args.n, args.n), np.float32)
-    tune_once(stream, space, (out, a, b), "build")  # one batch build of every config
-    reference = Remeasure(stream, space, (out, a, b))
+    operands = gemm_operands(stream, args.n)
+    tune_once(stream, space, operands, "build")  # one batch build of every config
+    reference = Remeasure(stream, space, operands)
     for _ in range(args.rounds):
         reference.round()
     print(json.dumps({"device": client.device.label, "medians": reference.medians()}))
