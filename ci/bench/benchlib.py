@@ -35,10 +35,10 @@ clmodes' own parts, these internals (each for the reason given; nothing else):
 - `clmodes.tune.search.strategies.run_search`, `.base.SearchBase` (bench_strategies,
   bench_search_replay; docs/tuning.md): a search without OpenCL, and optuna's TPE as
   a strategy of that loop.
-- `clmodes.bundle` (bundle_import, bundle_refusal, pocl_native, remote_hostile;
+- `clmodes.bundle` (bundle_import, bundle_refusal, pocl_native, bench_remote;
   docs/trust.md): install, export and keys; `poclbin` and `loading` to cut a PoCL
   binary's native code and run the load check's own steps.
-- `clmodes.remote`, `clmodes.store` rows (bench_remote, remote_hostile; docs/remote.md):
+- `clmodes.remote`, `clmodes.store` rows (bench_remote, its --hostile; docs/remote.md):
   a remote configured per measurement in one process, and a publish driven directly.
 - `clmodes.pyopencl_hooks.installed` (bench_pyopencl_code): the plain side really ran
   without clmodes' hooks.
