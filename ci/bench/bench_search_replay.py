@@ -119,6 +119,8 @@ class _TPESearch(SearchBase):
 
 
 def to_quality(space, value, strategy, budget: int, within: float = 1.05) -> int:
+    """Configs `strategy` measured (through `run_search`, `value` as the measurer) until
+    its best so far was within `within` of the best: budget+1 when never."""
     best = min(v for v in (value(c) for c in space) if v is not None)
     seen: list[float | None] = []
 
@@ -136,6 +138,8 @@ def to_quality(space, value, strategy, budget: int, within: float = 1.05) -> int
 
 
 def objectives(fixtures: list[Path]):
+    """(label, space, value) per recorded space, and the synthetic one (value None: a
+    different `bench_strategies.objective` per seed)."""
     for path in fixtures:
         data = json.loads(path.read_text())
         space = GEMM_SPACE.subspace(**data["fixed"])
