@@ -131,8 +131,7 @@ def sample_sides(ctx, kind: str, ks: list[int], reps: int, launcher) -> dict:
     for rep in range(reps):
         for k in ks:
             # alternate which side goes first, so drift in load splits evenly
-            order = ("batched", "separate") if rep % 2 == 0 else ("separate", "batched")
-            for side in order:
+            for side in benchlib.rotated(("batched", "separate"), rep):
                 fn = batched if side == "batched" else separate
                 samples[k][side].append(fn(ctx, kind, k, launcher))
     return samples

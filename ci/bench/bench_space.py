@@ -161,7 +161,7 @@ def run_size(setup: dict, n: int, args, log) -> dict:
              if args.families is None or plan.label in args.families]
     for index, plan in enumerate(plans):
         pair = {"family": plan.label, "space_size": len(plan.space)}
-        order = ["clmodes", "kernel_tuner"] if index % 2 == 0 else ["kernel_tuner", "clmodes"]
+        order = benchlib.rotated(["clmodes", "kernel_tuner"], index)
         for tool in order:
             source = sides.salted_source()
             if tool == "clmodes":

@@ -174,7 +174,7 @@ def run_rep(setup: Setup, kernel_tuner, kernel: str, rep: int,
     its own salt: in one process, clmodes' second side would find the first's programs
     built), rotating who goes first."""
     source = SOURCES[kernel].format(salt=next(_salts))
-    order = list(TOOLS[rep % len(TOOLS):] + TOOLS[:rep % len(TOOLS)])
+    order = benchlib.rotated(TOOLS, rep)
     runs: dict[str, dict[str, object]] = {}
     for tool in order:
         if tool == "kernel_tuner":
