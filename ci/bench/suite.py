@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import loadavg_1min as load_1min, usable_devices
+from benchlib import child_env, loadavg_1min as load_1min, usable_devices
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -197,10 +196,7 @@ def run_one(bench: Bench, device: str | None, *, smoke: bool = False,
     """Run `bench` as a child process (on `device` through $CLMODES_DEVICE); with `keep`,
     its whole JSON and output are copied there as `NAME-DEVICE.json` and `.log` (the page
     keeps only ratios and curves; a long run's per-seed figures are worth keeping)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    if device:
-        env["CLMODES_DEVICE"] = device
+    env = child_env(path=(), device=device)
     with tempfile.TemporaryDirectory() as directory:
         out = Path(directory) / "result.json"
         load_before, started = load_1min(), time.perf_counter()
