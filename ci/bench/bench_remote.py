@@ -105,10 +105,10 @@ class Server:
 
 
 def environment(folder: Path, store: str, device: str | None, **extra: str) -> dict[str, str]:
-    return benchlib.child_env(
-        store=folder / store, device=device, CLMODES_CONFIG_DIR=str(folder / "config"),
-        CLMODES_REMOTE="", CLMODES_TRUSTED_KEYS="", CLMODES_SIGNING_KEY="",
-        WARM_BENCH_SIZE="4096", KERNELS_CL_BATCH="16", KERNELS_CL_HIDDEN="64", **extra)
+    return benchlib.child_env(store=folder / store, device=device, **{
+        "CLMODES_CONFIG_DIR": str(folder / "config"), "CLMODES_REMOTE": "",
+        "CLMODES_TRUSTED_KEYS": "", "CLMODES_SIGNING_KEY": "", "WARM_BENCH_SIZE": "4096",
+        "KERNELS_CL_BATCH": "16", "KERNELS_CL_HIDDEN": "64", **extra})
 
 
 def clmodes(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:

@@ -204,11 +204,10 @@ class ChildFailed(RuntimeError):
 def child(mode: str, spec: dict, size: int, cache_dir: Path, probes: int = 0,
           pin: bool = True) -> dict:
     """One fresh subprocess; its report plus the parent's wall time."""
-    env = benchlib.child_env(
-        store=cache_dir, drop=["POCL_MEMORY_LIMIT"], **benchlib.COLD,
-        WARM_BENCH_SIZE=str(size), **{spec["size_env"]: str(size)},
-        WARM_BENCH_CHILD=json.dumps({**spec, "mode": mode, "size": size, "probes": probes}),
-        **({"POCL_MEMORY_LIMIT": str(PIN_GIB)} if pin else {}))
+    env = benchlib.child_env(store=cache_dir, drop=["POCL_MEMORY_LIMIT"], **{
+        **benchlib.COLD, "WARM_BENCH_SIZE": str(size), spec["size_env"]: str(size),
+        "WARM_BENCH_CHILD": json.dumps({**spec, "mode": mode, "size": size, "probes": probes}),
+        **({"POCL_MEMORY_LIMIT": str(PIN_GIB)} if pin else {})})
     started = time.perf_counter()
     # Not `benchlib.run_child`: a failed child raises ChildFailed, which bench_space's MLP
     # part reports and goes on from.
