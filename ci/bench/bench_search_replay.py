@@ -223,7 +223,8 @@ def replay(label: str, space: TuningSpace, values: Callable[[int], Callable[[dic
             "ratio_configs_ours_over_kernel_tuner": ratio}
 
 
-def surrogates(fixtures: list[Path], seeds: int, budget: int) -> dict[str, dict]:
+def surrogates(fixtures: list[Path], seeds: int, budget: int,
+               synthetic: bool = True) -> dict[str, dict]:
     """ModelGuided's trees against TPE (and LocalSearch, RandomSample) on every objective."""
     import bench_strategies
 
@@ -232,6 +233,8 @@ def surrogates(fixtures: list[Path], seeds: int, budget: int) -> dict[str, dict]
               "random": lambda s: RandomSample(budget, seed=s)}
     results: dict[str, dict] = {}
     for label, space, value in objectives(fixtures):
+        if value is None and not synthetic:
+            continue
         print(f"\n{label}: {len(space)} configs; measurements to within 1.05 "
               f"(median over {seeds} seeds, budget {budget})", flush=True)
         for name, make in makers.items():
@@ -261,7 +264,8 @@ def main(argv=None) -> int:
     fixtures = [] if args.no_fixtures else (args.fixture or sorted(
         (HERE.parents[1] / "tests" / "fixtures" / "spaces").glob("*.json")))
     if args.surrogates:
-        benchlib.write_json(args.json, surrogates(fixtures, args.seeds, args.budget))
+        benchlib.write_json(args.json, surrogates(fixtures, args.seeds, args.budget,
+                                                  not args.no_synthetic))
         return 0
     kernel_tuner = kt_harness.import_kernel_tuner("bench_search_replay.py")
     if kernel_tuner is None:
