@@ -31,7 +31,7 @@ def make_bundle(folder: Path, device: str | None, workload: str) -> tuple[Path, 
     key, path = folder / "publisher.key", folder / "mlp.clmodes"
     for args in (["bundle", "keygen", key], ["warm", workload],
                  ["bundle", "export", path, "--sign", key]):
-        benchlib.run_child(benchlib.clmodes_cli(*args), f"clmodes {args[0]}", env=env)
+        benchlib.run_child(benchlib.clmodes_cli(*args), f"clmodes {args[0]}", env=env, echo=True)
     return path, key.with_name(key.name + ".pub")
 
 

@@ -67,7 +67,8 @@ def main() -> None:
     store = Path(tempfile.mkdtemp(prefix="clmodes-bench-last-use-"))
     load_before = benchlib.loadavg_1min()
     benchlib.run_child(benchlib.clmodes_cli("warm", "warm_workload:workload"), "clmodes warm",
-                       env=benchlib.child_env(store=store, WARM_BENCH_SIZE=str(args.size)))
+                       env=benchlib.child_env(store=store, WARM_BENCH_SIZE=str(args.size)),
+                       echo=True)
     runs = benchlib.rounds(["on", "off"], args.reps, lambda side, _: child(store, side, args.size))
     load_after = benchlib.loadavg_1min()
     median = {side: statistics.median(r["total_s"] for r in found) for side, found in runs.items()}

@@ -276,8 +276,8 @@ print(json.dumps({"under_limit_peak": peaks["k1"], "over_limit_peak": peaks["k2"
 
 
 def hostile_child(code: str, *argv: str, env: dict[str, str] | None = None) -> dict:
-    done = benchlib.run_child(benchlib.python(code, *argv), "a --hostile child",
-                              env=benchlib.child_env(path=[benchlib.ROOT / "tests"], **(env or {})),
+    env = benchlib.child_env(path=[benchlib.ROOT / "tests"], **(env or {}))
+    done = benchlib.run_child(benchlib.python(code, *argv), "a --hostile child", env=env,
                               timeout=600)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["warnings"] = sum("WARNING" in line for line in done.stderr.splitlines())

@@ -342,12 +342,15 @@ def clmodes_cli(*args: object) -> list[str]:
 
 def run_child(command: Sequence[str], what: str, *, env: Mapping[str, str] | None = None,
               timeout: float | None = None, cwd: str | os.PathLike | None = None,
-              ok: Container[int] = (0,)) -> subprocess.CompletedProcess:
+              ok: Container[int] = (0,), echo: bool = False) -> subprocess.CompletedProcess:
     """Run a child process to its end, its output captured. One whose exit status is not
     in `ok` ends the benchmark: its stderr's tail goes to this process's stderr, and the
-    exit message is one line naming `what` (the line `ci/bench/run` reports)."""
+    exit message is one line naming `what` (the line `ci/bench/run` reports). `echo`:
+    its stderr goes to this process's stderr in any case (a set-up step's warnings)."""
     done = subprocess.run(list(command), env=None if env is None else dict(env), cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, check=False)
+    if echo and done.returncode in ok:
+        sys.stderr.write(done.stderr)
     if done.returncode not in ok:
         sys.stderr.write(done.stderr[-4000:])
         tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
