@@ -131,8 +131,7 @@ def sample_sides(ctx, kind: str, ks: list[int], reps: int, launcher) -> dict:
     for rep in range(reps):
         for k in ks:
             # alternate which side goes first, so drift in load splits evenly
-            order = ("batched", "separate") if rep % 2 == 0 else ("separate", "batched")
-            for side in order:
+            for side in benchlib.rotated(("batched", "separate"), rep):
                 fn = batched if side == "batched" else separate
                 samples[k][side].append(fn(ctx, kind, k, launcher))
     return samples
@@ -211,14 +210,13 @@ def _label(platform_: cl.Platform, device: cl.Device) -> str:
 
 
 def parse_args(argv: list[str] | None):
-    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT")
+    parser = benchlib.parser(__doc__,
+                             smoke_help="seconds: small units, K in 1,2, one rep, the first "
+                                        "device (ci/bench/run --smoke)")
     parser.add_argument("--devices", default="pocl,intel",
                         help="comma-separated substrings of 'platform / version / device' "
                         "(the device name is left out on PoCL)")
     parser.add_argument("--quick", action="store_true", help="K in 1,4,16,32 only")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: small units, K in 1,2, one rep, the first device "
-                             "(ci/bench/run --smoke)")
     parser.add_argument("--kinds", default="small,library")
     parser.add_argument("--ks", help="comma-separated K (default 1..64, and 128 for "
                         "small units on PoCL)")

@@ -17,8 +17,6 @@ $CLMODES_DEVICE or the default device.
 from __future__ import annotations
 
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,25 +27,18 @@ import benchlib  # noqa: E402
 
 
 def make_bundle(folder: Path, device: str | None, workload: str) -> tuple[Path, Path]:
-    env = {**os.environ, "CLMODES_CACHE_DIR": str(folder / "maker"), "WARM_BENCH_SIZE": "4096",
-           "PYTHONPATH": os.pathsep.join([str(benchlib.ROOT), str(benchlib.ROOT / "ci" / "bench"),
-                                          os.environ.get("PYTHONPATH", "")])}
-    if device:
-        env["CLMODES_DEVICE"] = device
+    env = benchlib.child_env(store=folder / "maker", device=device, WARM_BENCH_SIZE="4096")
     key, path = folder / "publisher.key", folder / "mlp.clmodes"
-    for args in (["bundle", "keygen", str(key)], ["warm", workload],
-                 ["bundle", "export", str(path), "--sign", str(key)]):
-        subprocess.run([sys.executable, "-m", "clmodes", *args], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+    for args in (["bundle", "keygen", key], ["warm", workload],
+                 ["bundle", "export", path, "--sign", key]):
+        benchlib.run_child(benchlib.clmodes_cli(*args), f"clmodes {args[0]}", env=env, echo=True)
     return path, key.with_name(key.name + ".pub")
 
 
 def main() -> None:
-    args_parser = benchlib.parser(__doc__, json_help="write the figures as JSON")
-    args_parser.add_argument("--reps", type=int, default=7)
+    args_parser = benchlib.parser(__doc__, reps=7, smoke_help="seconds (ci/bench/run --smoke)")
     args_parser.add_argument("--device", default=os.environ.get("CLMODES_DEVICE") or "portable",
                              help="$CLMODES_DEVICE, else portable (PoCL)")
-    args_parser.add_argument("--smoke", action="store_true", help="seconds (ci/bench/run --smoke)")
     args = args_parser.parse_args()
     workload = "kernels_cl.workloads:mlp"
     if args.smoke:
@@ -59,21 +50,24 @@ def main() -> None:
     path, public = make_bundle(folder, args.device, workload)
     print(f"warm + export: {time.perf_counter() - started:.1f} s", flush=True)
 
+    import clmodes
     from clmodes import bundle
-    from clmodes.store import Store
 
-    times: dict[bool, list[float]] = {True: [], False: []}
     binaries = 0
-    for rep in range(args.reps):
-        for check in benchlib.rotated([True, False], rep):
-            store = Store(folder / f"user-{rep}-{check}")
-            begin = time.perf_counter()
-            report = bundle.install(path, store, trusted_keys=[public], load_check=check)
-            times[check].append(time.perf_counter() - begin)
-            assert not report["refused"], report["refused"]
-            binaries = report["added"]["binaries"]
-            store.close()
-    with_check, without = statistics.median(times[True]), statistics.median(times[False])
+
+    def install(check: bool, rep: int) -> float:
+        nonlocal binaries
+        store = clmodes.Store(folder / f"user-{rep}-{check}")
+        begin = time.perf_counter()
+        report = bundle.install(path, store, trusted_keys=[public], load_check=check)
+        seconds = time.perf_counter() - begin
+        assert not report["refused"], report["refused"]
+        binaries = report["added"]["binaries"]
+        store.close()
+        return seconds
+
+    times = benchlib.rounds([True, False], args.reps, install)
+    with_check, without = benchlib.medians(times).values()
     print(f"bundle: {path.stat().st_size / 1024:.0f} KB, {binaries} binaries added per import")
     print(f"import without load check: {without * 1000:.0f} ms (median of {args.reps})")
     print(f"import with load check:    {with_check * 1000:.0f} ms")

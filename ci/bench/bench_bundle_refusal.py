@@ -18,10 +18,8 @@ seconds the refusal took:
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -33,8 +31,7 @@ CHUNK_MB = 50
 CHILD = r"""
 import json, sys, time
 from pathlib import Path
-from clmodes import bundle
-from clmodes.store import Store
+from clmodes import Store, bundle
 sys.path.insert(0, sys.argv[4])
 from support.bundles import fixture_device
 def peak_kb():  # VmHWM: this process's own peak (ru_maxrss would carry its parent's over exec)
@@ -57,8 +54,8 @@ print(json.dumps({"seconds": round(seconds, 2), "peak_rss_mb": round(peak / 1024
 
 def make(folder: Path, megabytes: int) -> tuple[Path, Path]:
     """The good bundle and the trusted public key (made once)."""
+    import clmodes
     from clmodes import bundle
-    from clmodes.store import Store
 
     sys.path.insert(0, str(benchlib.ROOT / "tests"))
     from support.bundles import fixture_device
@@ -67,7 +64,7 @@ def make(folder: Path, megabytes: int) -> tuple[Path, Path]:
     if good.exists():
         return good, key.with_name(key.name + ".pub")
     bundle.keygen(key)
-    store = Store(folder / "maker")
+    store = clmodes.Store(folder / "maker")
     exact = fixture_device("nvidia-rtx4090-550").fingerprint.exact
     for number in range(max(1, megabytes // CHUNK_MB)):
         store.put_binary(exact, f"batch-{number}", [f"u{number}"], os.urandom(CHUNK_MB << 20),
@@ -101,21 +98,16 @@ def resigned(good: Path, folder: Path, key: Path) -> Path:
 
 def refuse(path: Path, public: Path, folder: Path, **env: str) -> dict:
     with tempfile.TemporaryDirectory(dir=folder) as store:
-        out = subprocess.run(
-            [sys.executable, "-c", CHILD, str(path), store, str(public), str(benchlib.ROOT / "tests")],
-            capture_output=True, text=True, env={**os.environ, **env,
-                                                 "PYTHONPATH": str(benchlib.ROOT)})
-    if out.returncode != 0:
-        raise SystemExit(out.stderr[-2000:])
-    return json.loads(out.stdout.strip().splitlines()[-1])
+        return benchlib.child_json(
+            benchlib.python(CHILD, path, store, public, benchlib.ROOT / "tests"),
+            f"refusing {path.name}", benchlib.child_env(path=(), **env))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser = benchlib.parser(__doc__, json_type=Path,
+                             smoke_help="a 4 MB bundle (ci/bench/run --smoke)")
     parser.add_argument("--mb", type=int, default=500)
     parser.add_argument("--folder", type=Path)
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--smoke", action="store_true", help="a 4 MB bundle (ci/bench/run --smoke)")
     options = parser.parse_args()
     if options.smoke:
         options.mb = 4
@@ -127,15 +119,14 @@ def main() -> None:
     cases = {"tampered": (tampered(good, folder), {}),
              "resigned": (resigned(good, folder, key), {}),
              "oversized": (good, {"CLMODES_BUNDLE_MAX_SIZE": str(size // 2)})}
-    results = {"bundle_mb": round(size / 2**20), "load_1min": os.getloadavg()[0]}
+    results = {"bundle_mb": round(size / 2**20), "load_1min": benchlib.loadavg_1min()}
     for name, (path, env) in cases.items():
         results[name] = refuse(path, public, folder, **env)
         results[name]["growth_over_bundle_size"] = round(results[name]["growth_mb"] * 2**20 / size, 3)
         print(f"{name:9s} {results[name]['seconds']:6.2f} s  peak {results[name]['peak_rss_mb']:5d} MB "
               f"(+{results[name]['growth_mb']} MB)  {results[name]['line'][-90:]}", flush=True)
     print(json.dumps(results))
-    if options.json:
-        options.json.write_text(json.dumps(results, indent=1))
+    benchlib.write_json(options.json, results)
 
 
 if __name__ == "__main__":

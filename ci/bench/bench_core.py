@@ -49,9 +49,8 @@ import pyopencl as cl  # noqa: E402
 import clmodes  # noqa: E402
 from benchlib import loadavg_1min, progress_logger, salt_counter, write_json  # noqa: E402
 from clmodes import Kernel, ProcessMode, ProcessModeOverride  # noqa: E402
-from clmodes.batch import plan  # noqa: E402
 from clmodes.batch.limits import max_units  # noqa: E402
-from corpus_compile import run_corpus  # noqa: E402
+from corpus_compile import plan_seconds, run_corpus  # noqa: E402
 from launch_paths import run_launch  # noqa: E402
 
 # -- sources ---------------------------------------------------------------------------
@@ -146,10 +145,8 @@ class CompileBench:
     def preprocessing(self, k: int) -> float:
         """Seconds `batch.plan` takes to prepare K variants of a new source (cold caches)."""
         source = COMPILE_SOURCE.format(salt=next(_salts))
-        kernels = [Kernel(source, "bench", defines=variant_defines(i, k)) for i in range(k)]
-        started = time.perf_counter()
-        plan(kernels, self.client.server.macros_for, max_units(self.client.device.platform_name))
-        return time.perf_counter() - started
+        return plan_seconds(self.client, [Kernel(source, "bench", defines=variant_defines(i, k))
+                                          for i in range(k)])
 
     def sequential(self, indices: list[int], k: int) -> float:
         """Seconds for one pyopencl Program.build (+ Kernel) per variant (fresh salt)."""
@@ -333,13 +330,11 @@ def table(results: dict[str, object]) -> str:
 
 
 def parse_args(argv: list[str] | None):
-    parser = benchlib.parser(__doc__, json_help="write every figure as a JSON dict to OUT",
-                             quick_help="small sizes")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: K = 2, one corpus group, few launches (ci/bench/run --smoke)")
+    parser = benchlib.parser(__doc__, quick_help="small sizes", quiet=True,
+                             smoke_help="seconds: K = 2, one corpus group, few launches "
+                                        "(ci/bench/run --smoke)")
     parser.add_argument("--seq-limit", type=float, default=60.0, metavar="S",
                         help="extrapolate a sequential side estimated over S seconds (default 60)")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser.parse_args(argv)
 
 

@@ -31,21 +31,7 @@ from clmodes import Kernel  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from corpus.real_libraries import LibraryCase, library_cases  # noqa: E402
-from corpus_compile import build_batched, plain_context  # noqa: E402
-
-_salts = benchlib.salt_counter()
-
-
-def _runnable(case: LibraryCase, device: cl.Device) -> bool:
-    extensions = device.extensions.split()
-    return ("fp64" not in case.requires or "cl_khr_fp64" in extensions) and \
-        ("fp16" not in case.requires or "cl_khr_fp16" in extensions)
-
-
-def _salted(cases: list[LibraryCase]) -> list[tuple[LibraryCase, str]]:
-    salt = next(_salts)
-    return [(case, f"/* bench salt {salt} */\n{case.source}") for case in cases]
-
+from corpus_compile import build_batched, plain_context, runnable, salted  # noqa: E402
 
 def built_entries(ctx: cl.Context, device: cl.Device, case: LibraryCase) -> tuple[str, ...]:
     """The entry points this device's build of the program has (clpeak's half and int8
@@ -62,7 +48,7 @@ def built_entries(ctx: cl.Context, device: cl.Device, case: LibraryCase) -> tupl
 
 def separate(ctx: cl.Context, device: cl.Device, cases: list[LibraryCase]) -> float:
     started = time.perf_counter()
-    for case, source in _salted(cases):
+    for case, source in salted(cases):
         program = cl.Program(ctx, source).build(options=case.build_options(), devices=[device])
         for entry in case.entries:
             cl.Kernel(program, entry)
@@ -75,7 +61,7 @@ def batched(client: clmodes.Client, cases: list[LibraryCase]) -> tuple[float, in
     probes_before = probe.probes if probe is not None else 0
     elapsed, builds = build_batched(client, lambda: [
         Kernel(source, entry, defines=dict(case.defines), options=case.options)
-        for case, source in _salted(cases) for entry in case.entries])
+        for case, source in salted(cases) for entry in case.entries])
     probes = (probe.probes if probe is not None else 0) - probes_before
     return elapsed, builds, probes
 
@@ -85,7 +71,7 @@ def run(client: clmodes.Client, reps: int, per_group: int | None, log) -> dict[s
     ctx = plain_context(device)  # the separate side is plain pyopencl
     groups: dict[str, list[LibraryCase]] = {}
     for case in library_cases():
-        if not _runnable(case, device):
+        if not runnable(case, device):
             continue
         entries = built_entries(ctx, device, case)
         if entries:
@@ -116,11 +102,8 @@ def run(client: clmodes.Client, reps: int, per_group: int | None, log) -> dict[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = benchlib.parser(__doc__, json_help="write every figure as a JSON dict to OUT",
-                             quiet=True)
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: 3 programs per group, one round")
-    parser.add_argument("--reps", type=int, default=2, help="timed rounds per side (default 2)")
+    parser = benchlib.parser(__doc__, quiet=True, reps=2,
+                             smoke_help="seconds: 3 programs per group, one round")
     args = parser.parse_args(argv)
     log = benchlib.progress_logger(args.quiet)
     load_before = benchlib.warn_if_loaded(log)

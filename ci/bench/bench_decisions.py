@@ -61,24 +61,21 @@ import numpy as np  # noqa: E402
 import pyopencl.array as cla  # noqa: E402
 
 import clmodes  # noqa: E402
-from clmodes import ProcessMode, ProcessModeOverride, Tunable  # noqa: E402
-from clmodes.tune import Exhaustive, RacePolicy, RunsAs  # noqa: E402
+from clmodes import (Exhaustive, ProcessMode, ProcessModeOverride, RacePolicy,  # noqa: E402
+                     RunsAs, Tunable)
 from clmodes.tune.measuring import finals  # noqa: E402
 from clmodes.tune.measuring.racing import sample  # noqa: E402
 from kernels_cl.gemm import GEMM_SPACE, launch_out  # noqa: E402
+from bench_space import SUBSPACES  # noqa: E402 - fixed parameters leaving N valid configs
 
 TARGET = 1.05
-# Fixed parameters leaving the named number of valid configs (bench_space.py's subspaces).
-_STRIDED = {"STRM": 1, "STRN": 1, "EDGE": 0}
-SUBSPACES = {
-    48: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, "KWI": 1, **_STRIDED},
-    24: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 16, **_STRIDED},
-    12: {"MWG": 32, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 4, "VWM": 4, **_STRIDED},
-}
 
 
 def parse_args(argv):
-    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT", quiet=True)
+    parser = benchlib.parser(__doc__,
+                             smoke_help="seconds: 2 runs, the 12-config subspace, n = 64, 3 "
+                                        "rounds",
+                             quiet=True)
     parser.add_argument("--runs", type=int, default=20, help="counted tunes")
     parser.add_argument("--subspace", type=int, default=48, choices=sorted(SUBSPACES))
     parser.add_argument("--n", type=int, default=256, help="n of the n x n x n product")
@@ -90,8 +87,6 @@ def parse_args(argv):
     parser.add_argument("--final-runs-as", default=RacePolicy().final_runs_as.value,
                         type=_runs_as, metavar="A,B",
                         help="final policies the runs alternate between (median, fastest)")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: 2 runs, the 12-config subspace, n = 64, 3 rounds")
     args = parser.parse_args(argv)
     if args.smoke:
         args.runs, args.subspace, args.n, args.rounds = 2, 12, 64, 3
@@ -100,6 +95,13 @@ def parse_args(argv):
 
 def _runs_as(text: str) -> list[RunsAs]:
     return [RunsAs(part.strip()) for part in text.split(",")]
+
+
+def gemm_operands(stream, n: int) -> tuple:
+    """(out, a, b) of an n x n x n product on the device, the inputs seeded by n."""
+    rng = np.random.default_rng(n)
+    a, b = (cla.to_device(stream.queue, rng.random((n, n), dtype=np.float32)) for _ in range(2))
+    return cla.zeros(stream.queue, (n, n), np.float32), a, b
 
 
 def tune_once(stream, space, args, tag: str, runs_as: RunsAs | None = None) -> dict:
@@ -139,7 +141,7 @@ class Remeasure:
         self.rounds += 1
 
     def medians(self) -> dict[str, float]:
-        return {name: statistics.median(found) for name, found in self.samples.items()}
+        return benchlib.medians(self.samples)
 
     def scores(self) -> dict[str, float]:
         """Each config's median, over the rounds, of its sample over that round's median
@@ -159,8 +161,7 @@ class Remeasure:
     def paired(self, chosen: str, best: str, rounds: slice = slice(None)) -> float:
         """The median, over `rounds`, of `chosen`'s sample over `best`'s in the same
         round."""
-        ours, theirs = self.samples[chosen][rounds], self.samples[best][rounds]
-        return statistics.median(a / b for a, b in zip(ours, theirs))
+        return benchlib.paired(self.samples[chosen][rounds], self.samples[best][rounds])
 
     def spread(self, names) -> dict[str, list[float]]:
         """Min, quartiles and max of each named config's samples: a config whose samples
@@ -256,11 +257,7 @@ def main(argv=None) -> int:
     space = GEMM_SPACE.subspace(**SUBSPACES[args.subspace])
     client = clmodes.client()
     stream = client.stream("bench-decisions")
-    rng = np.random.default_rng(args.n)
-    a, b = (cla.to_device(stream.queue, rng.random((args.n, args.n), dtype=np.float32))
-            for _ in range(2))
-    out = cla.zeros(stream.queue, (args.n, args.n), np.float32)
-    operands = (out, a, b)
+    operands = gemm_operands(stream, args.n)
     started = time.perf_counter()
     log(f"bench_decisions: {client.device.label}, {len(space)} configs, n={args.n}, "
         f"{args.runs} runs, {args.load} busy processes beside")

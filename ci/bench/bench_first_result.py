@@ -46,10 +46,8 @@ import json  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(benchlib.ROOT / "tests"))
@@ -119,26 +117,19 @@ class Program:
         return env
 
     def timed(self, argv: list[str], env: dict[str, str], what: str) -> float:
-        started = time.perf_counter()
-        done = subprocess.run(argv, cwd=self.path.parent, env=env, capture_output=True,
-                              text=True, timeout=TIMEOUT_S)
-        seconds = time.perf_counter() - started
-        if done.returncode != 0:
-            tail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-            raise SystemExit(f"{self.path.name}, {what}: exit {done.returncode}: {tail}")
-        return seconds
+        return benchlib.timed_child(argv, f"{self.path.name}, {what}", env=env,
+                                    cwd=self.path.parent, timeout=TIMEOUT_S)[0]
 
     def plain(self, env: dict[str, str], what: str) -> float:
         return self.timed([sys.executable, str(self.path), *self.args], env, what)
 
     def clmodes_run(self, store: Path, what: str, report: Path | None = None) -> float:
         extra = ["--report", str(report)] if report is not None else []
-        return self.timed([sys.executable, "-m", "clmodes", "run", *extra, str(self.path),
-                           *self.args], self.env(False, store), what)
+        return self.timed(benchlib.clmodes_cli("run", *extra, self.path, *self.args),
+                          self.env(False, store), what)
 
     def cli(self, store: Path, *args: str) -> float:
-        return self.timed([sys.executable, "-m", "clmodes", *args],
-                          self.env(False, store), " ".join(args[:2]))
+        return self.timed(benchlib.clmodes_cli(*args), self.env(False, store), " ".join(args[:2]))
 
 
 def compiled(report: Path) -> int:
@@ -153,36 +144,38 @@ def measure(program: Program, reps: int, log) -> dict[str, object]:
     program.clmodes_run(filled, "filling the store")
     bundle = program.scratch / "programs.clmb"
     program.cli(filled, "bundle", "export", str(bundle))
-    samples: dict[str, list[float]] = {side: [] for side in SIDES}
-    imports, builds = [], {}
-    for index in range(reps):
-        shipped = program.fresh("shipped")
-        imports.append(program.cli(shipped, "bundle", "import", str(bundle), "--allow-unsigned"))
-        for side in benchlib.rotated(SIDES, index):
-            report = program.fresh("report") / "report.json"
-            if side == "plain cold":
-                seconds = program.plain(program.env(False), side)
-            elif side == "pyopencl cache":
-                seconds = program.plain(program.env(True, cache=cache), side)
-            else:
-                store = {"clmodes cold": program.fresh("store"), "warmed": filled,
-                         "bundle": shipped}[side]
-                seconds = program.clmodes_run(store, side, report)
-                builds[side] = compiled(report)
-            samples[side].append(seconds)
-        log(f"  rep {index + 1}/{reps}: " + ", ".join(
-            f"{side} {samples[side][-1]:.2f} s" for side in SIDES))
-    median = {side: statistics.median(values) for side, values in samples.items()}
+    imports: list[float] = []
+    shipped: list[Path] = []
+    builds: dict[str, int] = {}
+
+    def run(side: str, index: int) -> float:
+        if len(imports) == index:  # the round's first side: its bundle import, untimed
+            shipped.append(program.fresh("shipped"))
+            imports.append(program.cli(shipped[-1], "bundle", "import", str(bundle),
+                                       "--allow-unsigned"))
+        report = program.fresh("report") / "report.json"
+        if side == "plain cold":
+            return program.plain(program.env(False), side)
+        if side == "pyopencl cache":
+            return program.plain(program.env(True, cache=cache), side)
+        store = {"clmodes cold": program.fresh("store"), "warmed": filled,
+                 "bundle": shipped[index]}[side]
+        seconds = program.clmodes_run(store, side, report)
+        builds[side] = compiled(report)
+        return seconds
+
+    samples = benchlib.rounds(SIDES, reps, run, lambda index, found: log(
+        f"  rep {index + 1}/{reps}: " + ", ".join(f"{side} {found[side][-1]:.2f} s"
+                                                  for side in SIDES)))
+    median = benchlib.medians(samples)
     return {"seconds": median, "samples": samples, "import_s": statistics.median(imports),
             "compiled_from_source": builds,
             **{name: median[a] / median[b] for name, (a, b) in RATIOS.items()}}
 
 
 def main() -> None:
-    parse = benchlib.parser(__doc__, json_help="write the figures here as JSON")
-    parse.add_argument("--reps", type=int, default=3)
-    parse.add_argument("--smoke", action="store_true",
-                       help=f"one program ({SMOKE_PROGRAM}), one rep (ci/bench/run --smoke)")
+    parse = benchlib.parser(__doc__, reps=3, smoke_help=f"one program ({SMOKE_PROGRAM}), one "
+                                                        "rep (ci/bench/run --smoke)")
     parse.add_argument("--device", default=os.environ.get("CLMODES_DEVICE", "intel"),
                        help="a substring of clmodes' device label (default: $CLMODES_DEVICE "
                             "or intel)")
@@ -198,11 +191,9 @@ def main() -> None:
         raise SystemExit(f"unknown program(s) {unknown}; known: {', '.join(every)}")
     reps = 1 if args.smoke else args.reps
     ctx, label = pyopencl_ctx(args.device)
-    base = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    base.update(PYOPENCL_CTX=ctx, CLMODES_DEVICE=args.device, DISPLAY="", WAYLAND_DISPLAY="",
-                PYTHONWARNINGS="ignore",
-                PYTHONPATH=os.pathsep.join(filter(None, [str(benchlib.ROOT),
-                                                         os.environ.get("PYTHONPATH")])))
+    base = benchlib.child_env(path=(), device=args.device, drop=("COLUMNS", "LINES"),
+                              PYOPENCL_CTX=ctx, DISPLAY="", WAYLAND_DISPLAY="",
+                              PYTHONWARNINGS="ignore")
     before = benchlib.loadavg_1min()
     log(f"device {label} (PYOPENCL_CTX={ctx}); {reps} rep(s); 1-min load {before}")
     results = {}

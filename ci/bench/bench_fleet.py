@@ -48,7 +48,6 @@ import benchlib
 
 benchlib.cold_caches()
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
@@ -65,8 +64,8 @@ DEVICES = {"intel": "intel", "pocl": "portable"}
 
 
 def single(cluster: FleetCluster, workload: str, selector: str, store: Path) -> float:
-    answer = cluster.ask("run", argv=[sys.executable, "-m", "clmodes", "warm", workload,
-                                      "--device", selector, "--json"],
+    answer = cluster.ask("run", argv=benchlib.clmodes_cli("warm", workload, "--device",
+                                                          selector, "--json"),
                          env={"CLMODES_CACHE_DIR": str(store)})
     if answer["rc"] != 0:
         raise SystemExit(f"clmodes warm --device {selector} failed: {answer['stderr'][-2000:]}")
@@ -121,24 +120,20 @@ def spread_rep(cluster: FleetCluster, workload: str, scratch: Path) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=3)
+    parser = benchlib.parser(__doc__, reps=3, smoke_help="arguments and set-up only (is a test "
+                             "cluster usable here?), no cluster started: starting one takes "
+                             "minutes (ci/bench/run --smoke)")
     parser.add_argument("--workload", default=None,
                         help="default: support.fleet_workloads:small (:gemm_space with --spread)")
     parser.add_argument("--spread", action="store_true",
                         help="one tune spread over two Intel nodes against one node")
     parser.add_argument("--pin", action="store_true",
                         help="with --spread: pin each Intel node to a CPU of its own (taskset)")
-    parser.add_argument("--json", default=None, metavar="OUT")
-    parser.add_argument("--smoke", action="store_true",
-                        help="arguments and set-up only (is a test cluster usable here?), no "
-                             "cluster started: starting one takes minutes (ci/bench/run --smoke)")
     args = parser.parse_args()
     reason = FleetCluster.unusable()
     if args.smoke:
         print(f"bench_fleet --smoke: test cluster {'unusable: ' + reason if reason else 'usable'}")
-        if args.json:
-            Path(args.json).write_text(json.dumps({"smoke": "setup", "cluster_unusable": reason}))
+        benchlib.write_json(args.json, {"smoke": "setup", "cluster_unusable": reason})
         return 0
     if reason:
         raise SystemExit(f"bench_fleet: {reason}")
@@ -168,11 +163,10 @@ def main() -> int:
     for key, value in medians.items():
         unit = "" if key.endswith("ratio") or "configs" in key else " s"
         print(f"  {key:<22} {value:8.3f}{unit}")
-    if args.json:
-        # Ratios once (the medians): `ci/bench/run` collects every figure named a ratio.
-        samples = [{k: v for k, v in r.items() if not k.endswith("ratio")} for r in reps]
-        Path(args.json).write_text(json.dumps(
-            {"load": load, "median": medians, "samples": samples}, indent=2))
+    # Ratios once (the medians): `ci/bench/run` collects every figure named a ratio.
+    samples = [{k: v for k, v in r.items() if not k.endswith("ratio")} for r in reps]
+    benchlib.write_json(args.json, {"load": load, "median": medians, "samples": samples},
+                        newline=False)
     return 0
 
 

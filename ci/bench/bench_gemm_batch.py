@@ -74,12 +74,11 @@ def separate(stream, configs, arrays) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = benchlib.parser(__doc__, json_help="write the figures as JSON to OUT")
+    parser = benchlib.parser(__doc__,
+                             smoke_help="seconds: K = 2 and 1 separate (ci/bench/run --smoke)")
     parser.add_argument("--ks", default="1,2,4,8,16,32")
     parser.add_argument("--separate", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: K = 2 and 1 separate (ci/bench/run --smoke)")
     args = parser.parse_args()
     if args.smoke:
         args.ks, args.separate = "2", 1

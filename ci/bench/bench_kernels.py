@@ -171,15 +171,14 @@ def _table(device: str, results: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = benchlib.parser(__doc__, json_help="also write the results as JSON to OUT")
+    parser = benchlib.parser(__doc__, smoke_help="seconds: N = 64, one call per round, 2 rounds "
+                                        "(ci/bench/run --smoke)")
     parser.add_argument("--size", type=int, nargs="+", default=[512], help="N (default 512)")
     parser.add_argument("--dtype", default="float32", choices=sorted(kernels_cl.DTYPES))
     parser.add_argument("--device", default=None, help="index or label substring")
     parser.add_argument("--repeat", type=int, default=3, help="calls per timed round")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds per side")
     parser.add_argument("--strict", action="store_true", help="exit 1 if tuned < 4x naive")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: N = 64, one call per round, 2 rounds (ci/bench/run --smoke)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.size, args.repeat, args.rounds = [64], 1, 2

@@ -17,10 +17,7 @@ process pays per read after the first). `--smoke`: 4096 elements, one rep.
 
 from __future__ import annotations
 
-import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,35 +53,23 @@ print(json.dumps({"total_s": ran + flush_s, "flush_s": flush_s, "notes": pending
 """
 
 
-def environment(store: Path) -> dict[str, str]:
-    return {**os.environ, "CLMODES_CACHE_DIR": str(store),
-            "PYTHONPATH": os.pathsep.join([str(benchlib.ROOT), str(benchlib.ROOT / "ci" / "bench"),
-                                           os.environ.get("PYTHONPATH", "")])}
-
-
 def child(store: Path, side: str, size: int) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", CHILD, side, str(size)], env=environment(store),
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return benchlib.child_json(benchlib.python(CHILD, side, size), f"the notes-{side} child",
+                               benchlib.child_env(store=store))
 
 
 def main() -> None:
-    args_parser = benchlib.parser(__doc__, json_help="write the figures as JSON")
-    args_parser.add_argument("--reps", type=int, default=7)
+    args_parser = benchlib.parser(__doc__, reps=7, smoke_help="seconds (ci/bench/run --smoke)")
     args_parser.add_argument("--size", type=int, default=1 << 16)
-    args_parser.add_argument("--smoke", action="store_true", help="seconds (ci/bench/run --smoke)")
     args = args_parser.parse_args()
     if args.smoke:
         args.reps, args.size = 1, 4096
     store = Path(tempfile.mkdtemp(prefix="clmodes-bench-last-use-"))
     load_before = benchlib.loadavg_1min()
-    subprocess.run([sys.executable, "-m", "clmodes", "warm", "warm_workload:workload"],
-                   env={**environment(store), "WARM_BENCH_SIZE": str(args.size)}, check=True,
-                   stdout=subprocess.DEVNULL)
-    runs: dict[str, list[dict[str, float]]] = {"on": [], "off": []}
-    for rep in range(args.reps):
-        for side in benchlib.rotated(["on", "off"], rep):
-            runs[side].append(child(store, side, args.size))
+    benchlib.run_child(benchlib.clmodes_cli("warm", "warm_workload:workload"), "clmodes warm",
+                       env=benchlib.child_env(store=store, WARM_BENCH_SIZE=str(args.size)),
+                       echo=True)
+    runs = benchlib.rounds(["on", "off"], args.reps, lambda side, _: child(store, side, args.size))
     load_after = benchlib.loadavg_1min()
     median = {side: statistics.median(r["total_s"] for r in found) for side, found in runs.items()}
     results = {

@@ -75,14 +75,13 @@ def measure_arrays(sides, rounds: int, per_round: int, gated: bool) -> dict[str,
 def array_figures(times: dict[str, list[float]]) -> dict[str, float]:
     us = {name: statistics.median(t) * 1e6 for name, t in times.items()}
     return {"checked_us": us["checked"], "pyopencl_us": us["pyopencl"],
-            "checked_over_pyopencl": statistics.median(
-                x / y for x, y in zip(times["checked"], times["pyopencl"])),
+            "checked_over_pyopencl": benchlib.paired(times["checked"], times["pyopencl"]),
             "best_checked_over_pyopencl": min(times["checked"]) / min(times["pyopencl"])}
 
 
 def figures(times: dict[str, list[float]]) -> dict[str, float]:
     def paired(a: str, b: str) -> float:
-        return statistics.median(x / y for x, y in zip(times[a], times[b]))
+        return benchlib.paired(times[a], times[b])
 
     us = {name: statistics.median(t) * 1e6 for name, t in times.items()}
     best = {name: min(t) * 1e6 for name, t in times.items()}  # what load did not inflate
@@ -97,9 +96,8 @@ def figures(times: dict[str, list[float]]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = benchlib.parser(__doc__, json_help="write the figures as JSON to OUT",
-                             quick_help="fewer launches")
-    parser.add_argument("--smoke", action="store_true", help="seconds (ci/bench/run --smoke)")
+    parser = benchlib.parser(__doc__, quick_help="fewer launches",
+                             smoke_help="seconds (ci/bench/run --smoke)")
     args = parser.parse_args(argv)
     load_before = benchlib.loadavg_1min()
     client = clmodes.client()

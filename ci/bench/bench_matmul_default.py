@@ -30,10 +30,8 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
 
 SIDES = ("candidates", "space")
 ROUNDS, RUNS = 9, 5
@@ -42,13 +40,8 @@ ROUNDS, RUNS = 9, 5
 def warm_once(device: str, side: str, workload: str, store: str) -> float:
     env = {**os.environ, "KERNELS_CL_MATMUL": side, "CLMODES_DEVICE": device,
            "CLMODES_CACHE_DIR": store}
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "clmodes", "warm", workload, "-q"],
-                          env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"warm ({side}, {device}) failed: {done.stderr.strip()[-2000:]}")
-    return wall
+    return benchlib.timed_child(benchlib.clmodes_cli("warm", workload, "-q"),
+                                f"warm ({side}, {device})", env=env)[0]
 
 
 def compare(stores: dict[str, str]) -> list[dict]:
@@ -59,7 +52,7 @@ def compare(stores: dict[str, str]) -> list[dict]:
     import pyopencl.array as cla
 
     import clmodes
-    from clmodes.store.store import Store
+    import kt_harness
     from clmodes.tune.reporting.report import tuned_keys
     from kernels_cl import _common, gemm
 
@@ -69,7 +62,7 @@ def compare(stores: dict[str, str]) -> list[dict]:
     winners: dict[str, dict[str, str]] = {}
     searched: dict[str, list[str]] = {}  # key -> every config the space's tune measured
     for side, directory in stores.items():
-        for entry in tuned_keys(Store(directory), model):
+        for entry in tuned_keys(clmodes.Store(directory), model):
             if entry.tunable.startswith("kernels_cl.matmul.") and entry.tunable.endswith("float32"):
                 winners.setdefault(entry.key, {})[side] = entry.winner
                 if side == "space":
@@ -95,16 +88,11 @@ def compare(stores: dict[str, str]) -> list[dict]:
             stream, gemm.GEMM_SPACE.config(name), out, a, b) for name in others})
         for run in runs.values():
             run().wait()  # first launch: code generation, outside the timing
-        medians: dict[str, list[float]] = {side: [] for side in runs}
-        for round_index in range(ROUNDS):
-            for side in benchlib.rotated(list(runs), round_index):
-                times = []
-                for _ in range(RUNS):
-                    event = runs[side]()
-                    event.wait()
-                    times.append((event.profile.end - event.profile.start) * 1e-9)
-                medians[side].append(statistics.median(times))
-        seconds = {side: statistics.median(values) for side, values in medians.items()}
+
+        def timed(side: str, _: int) -> float:  # one round's median of RUNS launches
+            return statistics.median(kt_harness.event_seconds(runs[side]()) for _ in range(RUNS))
+
+        seconds = benchlib.medians(benchlib.rounds(list(runs), ROUNDS, timed))
         best_measured = min(v for side, v in seconds.items() if side != "candidates")
         rows.append({"key": key, **{f"{side}_winner": chosen[side] for side in SIDES},
                      **{f"{side}_s": seconds[side] for side in SIDES},
@@ -115,13 +103,9 @@ def compare(stores: dict[str, str]) -> list[dict]:
 
 
 def compare_in_child(device: str, stores: dict[str, str], smoke: bool = False) -> list[dict]:
-    env = {**os.environ, "CLMODES_DEVICE": device}
-    done = subprocess.run([sys.executable, __file__, "--compare", json.dumps(stores),
-                           *(["--smoke"] if smoke else [])],
-                          env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"compare on {device} failed: {done.stderr.strip()[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return benchlib.child_json([sys.executable, __file__, "--compare", json.dumps(stores),
+                                *(["--smoke"] if smoke else [])], f"compare on {device}",
+                               {**os.environ, "CLMODES_DEVICE": device})
 
 
 def set_up_only(workload: str) -> dict[str, str]:
@@ -145,17 +129,15 @@ def set_up_only(workload: str) -> dict[str, str]:
 
 
 def main() -> None:
-    parser = benchlib.parser(__doc__, json_help="write the figures here")
+    parser = benchlib.parser(__doc__, reps=2, smoke_help="arguments and set-up only: both sides' "
+                             "tunables and the workload resolve, nothing warmed (ci/bench/run "
+                             "--smoke)")
     parser.add_argument("--devices", default="portable,intel")
-    parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--workload", default="kernels_cl.workloads:mlp")
     parser.add_argument("--compare", help=argparse.SUPPRESS)  # the child's side
     parser.add_argument("--quick", action="store_true",
                         help="a tiny MLP (16 rows, width 32, one layer), one rep, one device, "
                              "2 rounds of 2 runs: under a minute")
-    parser.add_argument("--smoke", action="store_true",
-                        help="arguments and set-up only: both sides' tunables and the workload "
-                             "resolve, nothing warmed (ci/bench/run --smoke)")
     args = parser.parse_args()
     if args.quick or args.smoke:
         global ROUNDS, RUNS
@@ -170,14 +152,14 @@ def main() -> None:
         return
     results = []
     for device in args.devices.split(","):
-        walls: dict[str, list[float]] = {side: [] for side in SIDES}
         last: dict[str, str] = {}
+
+        def warm(side: str, _: int) -> float:
+            last[side] = tempfile.mkdtemp(prefix=f"clmodes-bench-default-{side}-")
+            return warm_once(device, side, args.workload, last[side])
+
         before = benchlib.loadavg_1min()
-        for rep in range(args.reps):
-            for side in benchlib.rotated(list(SIDES), rep):
-                store = tempfile.mkdtemp(prefix=f"clmodes-bench-default-{side}-")
-                walls[side].append(warm_once(device, side, args.workload, store))
-                last[side] = store
+        walls = benchlib.rounds(SIDES, args.reps, warm)
         keys = compare_in_child(device, last, args.smoke)
         after = benchlib.loadavg_1min()
         print(f"== {device}: {args.workload}, {args.reps} reps{benchlib.load_text(before, after)}")

@@ -33,7 +33,6 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
-import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
@@ -42,12 +41,10 @@ SETTINGS = ("serial", "threads")
 
 
 def parse_args(argv):
-    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT", quiet=True)
+    parser = benchlib.parser(__doc__, quiet=True, reps=2, smoke_help="seconds: 2 configs, 1 rep")
     parser.add_argument("--configs", type=int, default=8, help="programs per pass")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--n", type=int, default=64)
-    parser.add_argument("--reps", type=int, default=2, help="passes of each setting per CPU count")
-    parser.add_argument("--smoke", action="store_true", help="seconds: 2 configs, 1 rep")
     parser.add_argument("--child", metavar="CPUS", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.smoke:
@@ -103,10 +100,7 @@ def child(args) -> int:
     """One CPU count: `--reps` passes of each setting, alternating; seconds as JSON."""
     os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:args.child])
     passes = Passes(args)
-    seconds: dict[str, list[float]] = {s: [] for s in SETTINGS}
-    for rep in range(args.reps):
-        for setting in benchlib.rotated(list(SETTINGS), rep):
-            seconds[setting].append(passes.run(setting))
+    seconds = benchlib.rounds(SETTINGS, args.reps, lambda setting, _: passes.run(setting))
     print(json.dumps({"device": passes.device.platform.name.strip(), "seconds": seconds}))
     return 0
 
@@ -115,7 +109,7 @@ def measure(args, cpus: int) -> dict:
     command = [sys.executable, __file__, "--child", str(cpus), "--configs", str(args.configs),
                "--threads", str(args.threads), "--n", str(args.n), "--reps", str(args.reps)]
     found = benchlib.child_json(command, f"bench_parallel_compile: the {cpus}-CPU child")
-    medians = {s: statistics.median(found["seconds"][s]) for s in SETTINGS}
+    medians = benchlib.medians(found["seconds"])
     return {"device": found["device"], "seconds": found["seconds"], "median_s": medians,
             "ratio_threads_over_serial": medians["threads"] / medians["serial"]}
 

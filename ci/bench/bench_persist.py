@@ -59,7 +59,6 @@ if "--pocl-cache" in sys.argv[1:]:  # PoCL's kernel cache on, as users have it, 
 
     os.environ.update(POCL_KERNEL_CACHE="1", POCL_CACHE_DIR=_tempfile.mkdtemp(prefix="pocl-"))
 
-import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -151,21 +150,23 @@ def timed(fn: Callable[[], object]) -> float:
 def measure(raw: Raw, memory: Clmodes, persistent: Clmodes, k: int, reps: int,
             separate_max: int, log) -> dict[str, object]:
     measured_separately = min(k, separate_max)
-    runs: dict[str, list[float]] = {side: [] for side in SIDES}
     actions: dict[str, Callable[[], float]] = {
                "separate": lambda: timed(lambda: raw.separate(measured_separately)),
                "raw_batch": lambda: timed(lambda: raw.batch(k)),
                "in_memory": lambda: timed(lambda: memory.run(k)),
                "persistent": lambda: timed(lambda: persistent.run(k)),
                "binary_read": lambda: raw.read_binary(k)}
-    for rep in range(reps):
-        for side in benchlib.rotated(SIDES, rep):
-            before = persistent.binaries()
-            runs[side].append(actions[side]())
-            if side == "persistent" and persistent.binaries() <= before:
-                raise RuntimeError("persistent side: nothing was captured")
-            log(f"  K={k} rep {rep}: {side} {runs[side][-1]:.2f} s")
-    seconds = {side: statistics.median(values) for side, values in runs.items()}
+
+    def run(side: str, rep: int) -> float:
+        before = persistent.binaries()
+        seconds = actions[side]()
+        if side == "persistent" and persistent.binaries() <= before:
+            raise RuntimeError("persistent side: nothing was captured")
+        log(f"  K={k} rep {rep}: {side} {seconds:.2f} s")
+        return seconds
+
+    runs = benchlib.rounds(SIDES, reps, run)
+    seconds = benchlib.medians(runs)
     seconds["separate"] *= k / measured_separately
     return {
         "k": k, "seconds": seconds, "runs_s": runs,
@@ -184,10 +185,8 @@ def measure(raw: Raw, memory: Clmodes, persistent: Clmodes, k: int, reps: int,
 
 
 def parse_args(argv: list[str] | None):
-    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT")
-    parser.add_argument("--smoke", action="store_true", help="seconds: K = 2, one rep")
+    parser = benchlib.parser(__doc__, reps=1, smoke_help="seconds: K = 2, one rep")
     parser.add_argument("--ks", default="32,128", help="comma-separated K")
-    parser.add_argument("--reps", type=int, default=1, help="repetitions (default 1)")
     parser.add_argument("--generic-work-groups", action="store_true",
                         help=f"{GENERIC}=0 on PoCL: launches run the generic work-group "
                         "function the binary read generates, instead of one specialized "

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 
@@ -40,12 +39,11 @@ SETTINGS = {"specialized": None, "generic": "0"}
 
 
 def parse_args(argv):
-    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT", quiet=True)
+    parser = benchlib.parser(__doc__, quiet=True, reps=3, smoke_help="seconds: 2 configs (of the "
+                             "12), n = 64, 1 rep, 2 rounds")
     parser.add_argument("--subspace", type=int, default=48, choices=(12, 24, 48))
     parser.add_argument("--n", type=int, default=256, help="n of the n x n x n product")
-    parser.add_argument("--reps", type=int, default=3, help="processes per setting")
     parser.add_argument("--rounds", type=int, default=5, help="timing rounds per process")
-    parser.add_argument("--smoke", action="store_true", help="seconds: 2 configs (of the 12), n = 64, 1 rep, 2 rounds")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.smoke:
@@ -57,23 +55,17 @@ def child(args) -> int:
     """One process, one setting: every config's median seconds, as JSON on stdout."""
     benchlib.cold_caches()
     benchlib.temp_store("clmodes-bench-generic-")
-    import numpy as np
-    import pyopencl.array as cla
-
     import clmodes
-    from bench_decisions import SUBSPACES, Remeasure, tune_once
+    from bench_decisions import SUBSPACES, Remeasure, gemm_operands, tune_once
     from kernels_cl.gemm import GEMM_SPACE
 
     fixed = {**SUBSPACES[args.subspace], **({"VWN": 1, "SA": 1} if args.smoke else {})}
     space = GEMM_SPACE.subspace(**fixed)
     client = clmodes.client(_pocl_device(clmodes))
     stream = client.stream("bench-generic")
-    rng = np.random.default_rng(args.n)
-    a, b = (cla.to_device(stream.queue, rng.random((args.n, args.n), dtype=np.float32))
-            for _ in range(2))
-    out = cla.zeros(stream.queue, (args.n, args.n), np.float32)
-    tune_once(stream, space, (out, a, b), "build")  # one batch build of every config
-    reference = Remeasure(stream, space, (out, a, b))
+    operands = gemm_operands(stream, args.n)
+    tune_once(stream, space, operands, "build")  # one batch build of every config
+    reference = Remeasure(stream, space, operands)
     for _ in range(args.rounds):
         reference.round()
     print(json.dumps({"device": client.device.label, "medians": reference.medians()}))
@@ -86,21 +78,18 @@ def _pocl_device(clmodes):
     chosen = clmodes.client().device
     if chosen.fingerprint.vendor == "PoCL":
         return chosen
-    found = [d for d in clmodes.devices()
-             if d.fingerprint.vendor == "PoCL" and clmodes.usability(d).usable]
+    found = benchlib.usable_devices("PoCL")
     if not found:
         raise SystemExit("bench_pocl_generic: no usable PoCL device here")
     return found[0]
 
 
 def run_child(args, setting: str) -> dict:
-    env = dict(os.environ)
-    env.pop(VARIABLE, None)
-    if SETTINGS[setting] is not None:
-        env[VARIABLE] = SETTINGS[setting]
+    extra = {} if SETTINGS[setting] is None else {VARIABLE: SETTINGS[setting]}
     command = [sys.executable, __file__, "--child", "--subspace", str(args.subspace),
                "--n", str(args.n), "--rounds", str(args.rounds), *(["--smoke"] if args.smoke else [])]
-    return benchlib.child_json(command, f"bench_pocl_generic: the {setting} child", env)
+    return benchlib.child_json(command, f"bench_pocl_generic: the {setting} child",
+                               benchlib.child_env(path=(), drop=[VARIABLE], **extra))
 
 
 def summarize(medians: dict[str, list[dict[str, float]]]) -> dict:
@@ -129,14 +118,16 @@ def main(argv=None) -> int:
         return child(args)
     log = benchlib.progress_logger(args.quiet)
     load_before = benchlib.loadavg()
-    medians: dict[str, list[dict[str, float]]] = {s: [] for s in SETTINGS}
     device = None
-    for rep in range(args.reps):
-        for setting in benchlib.rotated(list(SETTINGS), rep):
-            found = run_child(args, setting)
-            device = found["device"]
-            medians[setting].append(found["medians"])
-            log(f"  rep {rep} {setting}: best {min(found['medians'].values()) * 1e3:.3f} ms")
+
+    def run(setting: str, rep: int) -> dict[str, float]:
+        nonlocal device
+        found = run_child(args, setting)
+        device = found["device"]
+        log(f"  rep {rep} {setting}: best {min(found['medians'].values()) * 1e3:.3f} ms")
+        return found["medians"]
+
+    medians = benchlib.rounds(list(SETTINGS), args.reps, run)
     summary = summarize(medians)
     results = {"meta": {"device": device, "subspace": args.subspace, "n": args.n,
                         "reps": args.reps, "rounds": args.rounds, "smoke": args.smoke,

@@ -26,12 +26,9 @@ shared objects, as a warmed store's does), its binary captured. Then per rep:
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
 import struct
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -103,10 +100,8 @@ VARIANTS = {"default": None, "generic": "0"}
 
 
 def pocl_devices(wanted: str | None) -> list:
-    import clmodes
-
-    return [d.cl_device for d in clmodes.devices() if d.fingerprint.vendor == "PoCL"
-            and clmodes.usability(d).usable and (wanted is None or wanted in d.label + d.fingerprint.exact)]
+    return [d.cl_device for d in benchlib.usable_devices("PoCL")
+            if wanted is None or wanted in d.label + d.fingerprint.exact]
 
 
 def capture(device, count: int) -> tuple[bytes, list[str], str]:
@@ -144,14 +139,12 @@ def without_native(binary: bytes) -> bytes:
 
 
 def run(path: Path, names: list[str], folder: Path, platform: str, variant: str | None) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "POCL_WORK_GROUP_SPECIALIZATION"}
-    if variant is not None:
-        env["POCL_WORK_GROUP_SPECIALIZATION"] = variant
     with tempfile.TemporaryDirectory(dir=folder) as cache:
-        out = subprocess.run([sys.executable, "-c", RUN, str(path), ",".join(names), platform],
-                             capture_output=True, text=True, check=True,
-                             env={**env, "POCL_CACHE_DIR": cache})
-    return json.loads(out.stdout.strip().splitlines()[-1])
+        extra = {} if variant is None else {"POCL_WORK_GROUP_SPECIALIZATION": variant}
+        return benchlib.child_json(
+            benchlib.python(RUN, path, ",".join(names), platform), "bench_pocl_native: a run",
+            benchlib.child_env(drop=["POCL_WORK_GROUP_SPECIALIZATION"], POCL_CACHE_DIR=cache,
+                               **extra))
 
 
 def check(binary: bytes, names: list[str], folder: Path, platform: str) -> dict:
@@ -163,11 +156,10 @@ def check(binary: bytes, names: list[str], folder: Path, platform: str) -> dict:
         objects = loading.unpack_shared_objects(Path(work), 0, binary)
         (Path(work) / "check.json").write_text(json.dumps(
             {"platform": platform, "names": names, "kinds": KINDS, "shared_objects": list(objects)}))
-        env = {k: v for k, v in os.environ.items() if k != "POCL_WORK_GROUP_SPECIALIZATION"}
-        out = subprocess.run([sys.executable, "-c", CHECK, str(loading.CHILD), work],
-                             capture_output=True, text=True, check=True,
-                             env={**env, "POCL_CACHE_DIR": str(Path(work) / "cache")})
-    found = json.loads(out.stdout.strip().splitlines()[-1])
+        found = benchlib.child_json(
+            benchlib.python(CHECK, loading.CHILD, work), "bench_pocl_native: the check",
+            benchlib.child_env(drop=["POCL_WORK_GROUP_SPECIALIZATION"],
+                               POCL_CACHE_DIR=str(Path(work) / "cache")))
     if found["launched"] != found["launches"]:
         raise SystemExit(f"bench_pocl_native: {found['launches'] - found['launched']} check launches skipped")
     return found
@@ -216,12 +208,10 @@ def measure(device, options, folder: Path) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = benchlib.parser(__doc__, reps=3, json_type=Path,
+                             smoke_help="2 kernels, 1 rep (ci/bench/run --smoke)")
     parser.add_argument("--kernels", type=int, default=8)
-    parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--device", help="only PoCL devices whose label or fingerprint holds this")
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--smoke", action="store_true", help="2 kernels, 1 rep (ci/bench/run --smoke)")
     options = parser.parse_args()
     if options.smoke:
         options.kernels, options.reps = 2, 1
@@ -230,12 +220,11 @@ def main() -> None:
     devices = pocl_devices(options.device)
     if not devices:
         raise SystemExit("bench_pocl_native: no usable PoCL device here")
-    results = {"load_1min": os.getloadavg()[0],
+    results = {"load_1min": benchlib.loadavg_1min(),
                "devices": [measure(device, options, folder) for device in devices]}
-    results["load_1min_after"] = os.getloadavg()[0]
+    results["load_1min_after"] = benchlib.loadavg_1min()
     print(json.dumps(results))
-    if options.json:
-        options.json.write_text(json.dumps(results, indent=1))
+    benchlib.write_json(options.json, results)
 
 
 if __name__ == "__main__":

@@ -40,14 +40,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-JOHN = HERE.parents[1] / "tests" / "corpus" / "real" / "john"
+import benchlib
+
+JOHN = benchlib.ROOT / "tests" / "corpus" / "real" / "john"
 
 # John the Ripper (openwall/john, run/opencl): the options `opencl_common.c` passes to
 # every build on a CPU device, and each program's own (`HASH_LOOPS`, lengths).
@@ -134,8 +134,6 @@ def john_programs(directory: Path) -> list[dict]:
 
 def child(mode: str, cases_file: str, device: str, store: str) -> dict:
     os.environ["CLMODES_CACHE_DIR"] = store
-    sys.path.insert(0, str(HERE))
-    import benchlib
     benchlib.cold_caches()
     if os.environ.get("BENCH_POCL_CACHE"):  # --pocl-cache: PoCL's kernel cache on, in that folder
         os.environ.update(POCL_KERNEL_CACHE="1", POCL_CACHE_DIR=os.environ["BENCH_POCL_CACHE"])
@@ -188,7 +186,6 @@ def batched(client, cases: list[dict], Kernel) -> dict:  # type: ignore[no-untyp
     timed(programs, "persist", "persist")
     misses_before = pre_module.preprocess.cache_info().misses
     import clmodes
-    from clmodes.runtime import default_runtime
     started = time.process_time()
     kernels = [Kernel(c["source"], e, options=c["options"]) for c in cases for e in c["entries"]]
     with clmodes.ProcessModeOverride(clmodes.ProcessMode.COMPILE_ONLY):
@@ -197,7 +194,7 @@ def batched(client, cases: list[dict], Kernel) -> dict:  # type: ignore[no-untyp
     client.server.flush()
     obtained = time.process_time() - started
     build = spent["build"]  # capturing for the store may rebuild: that is persistence
-    store = default_runtime().store
+    store = clmodes.default_store()
     with store.deferred():  # what `warm()` does at its end: one transaction
         client.server.persist(store, None)
     return {"total_cpu_s": obtained + spent["persist"],
@@ -210,23 +207,19 @@ def batched(client, cases: list[dict], Kernel) -> dict:  # type: ignore[no-untyp
 
 def measure(mode: str, cases_file: Path, device: str, store: str,
             pocl_cache: Path | None = None) -> dict:
-    env = {**os.environ, "BENCH_POCL_CACHE": str(pocl_cache or "")}
-    out = subprocess.run([sys.executable, __file__, "--child", mode, str(cases_file), device, store],
-                         capture_output=True, text=True, check=False, env=env)
-    if out.returncode != 0:
-        raise RuntimeError(f"child {mode} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return benchlib.child_json([sys.executable, __file__, "--child", mode, str(cases_file), device,
+                                store], f"child {mode}",
+                               {**os.environ, "BENCH_POCL_CACHE": str(pocl_cache or "")})
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = benchlib.parser(__doc__, json_type=Path,
+                             smoke_help="three synthetic programs only")
     parser.add_argument("--device", default=os.environ.get("CLMODES_DEVICE", "0"))
     parser.add_argument("--john", type=Path, default=JOHN,
                         help="John the Ripper's run/opencl folder (default: the copy in tests)")
     parser.add_argument("--case", action="append", choices=("synthetic", "john"))
     parser.add_argument("--no-plain", action="store_true", help="skip the plain builds")
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--smoke", action="store_true", help="three synthetic programs only")
     parser.add_argument("--pocl-cache", action="store_true",
                         help="PoCL's kernel cache on (its default), a fresh folder per side: "
                              "clmodes keeps its batches as source records there")
@@ -280,8 +273,7 @@ def main(argv: list[str] | None = None) -> int:
                 row["ratios"]["second_prepare_over_first"] = \
                     second["prepare_cpu_s"] / first["prepare_cpu_s"]
             print("  " + ", ".join(f"{k} {v:.2f}" for k, v in row["ratios"].items()))
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
+    benchlib.write_json(args.json, results)
     return 0
 
 

@@ -50,8 +50,7 @@ from benchlib import samples, write_json  # noqa: E402
 def _device() -> clmodes.Client:
     if os.environ.get("CLMODES_DEVICE"):
         return clmodes.client()
-    pocl = [d for d in clmodes.devices()
-            if d.fingerprint.vendor == "PoCL" and clmodes.usability(d).usable]
+    pocl = benchlib.usable_devices("PoCL")
     return clmodes.client(pocl[0] if pocl else None)  # else the first usable device
 
 
@@ -124,12 +123,11 @@ def print_side_by_side(result, copy: dict, matmul: dict, args) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT")
+    parser = benchlib.parser(__doc__, smoke_help="seconds: numpy at 4 MiB and n = 128, 2 runs "
+                                        "(ci/bench/run --smoke)")
     parser.add_argument("--copy-mib", type=int, default=256, help="numpy copy size (MiB)")
     parser.add_argument("--matmul", type=int, default=2048, help="numpy matmul size n")
     parser.add_argument("--reps", type=int, default=7, help="timed numpy runs")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: numpy at 4 MiB and n = 128, 2 runs (ci/bench/run --smoke)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.copy_mib, args.matmul, args.reps = 4, 128, 2

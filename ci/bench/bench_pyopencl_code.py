@@ -28,11 +28,8 @@ from __future__ import annotations
 
 import benchlib
 
-import json  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
 
 CHILD = r'''
@@ -102,11 +99,7 @@ SIDES = ("pyopencl", "pyopencl cached", "clmodes cold", "clmodes warm", "clmodes
 
 
 def child(kind: str, env: dict[str, str]) -> dict[str, object]:
-    out = subprocess.run([sys.executable, "-c", CHILD, kind], env=env, capture_output=True,
-                         text=True, timeout=1200)
-    if out.returncode != 0:
-        raise SystemExit(f"{kind}: exit {out.returncode}: {out.stderr.strip().splitlines()[-1:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return benchlib.child_json(benchlib.python(CHILD, kind), kind, env, timeout=1200)
 
 
 def one_rep(device: str) -> dict[str, dict[str, object]]:
@@ -126,9 +119,7 @@ def one_rep(device: str) -> dict[str, dict[str, object]]:
 
 
 def main() -> None:
-    parse = benchlib.parser(__doc__, json_help="write the figures here as JSON")
-    parse.add_argument("--reps", type=int, default=3)
-    parse.add_argument("--smoke", action="store_true", help="one rep (ci/bench/run --smoke)")
+    parse = benchlib.parser(__doc__, reps=3, smoke_help="one rep (ci/bench/run --smoke)")
     parse.add_argument("--device", default=os.environ.get("CLMODES_DEVICE", "intel"),
                        help="a substring of 'platform / device' (default: intel)")
     args = parse.parse_args()

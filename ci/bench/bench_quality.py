@@ -72,7 +72,10 @@ CURVE_MOMENTS = (1, 2, 5, 10, 20, 30, 45, 60, 90, 120, 180, 240, 360, 480, 600)
 
 
 def parse_args(argv):
-    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT", quiet=True)
+    parser = benchlib.parser(__doc__,
+                             smoke_help="seconds: GEMM at n=64, 1 seed, 5 s budgets, model "
+                                        "against random_sample",
+                             quiet=True)
     parser.add_argument("--spaces", default="gemm,xgemm")
     parser.add_argument("--n", type=int, default=256, help="m = n = k (Xgemm: a multiple of 128)")
     parser.add_argument("--budget", type=float, default=40.0, help="seconds per tune")
@@ -84,8 +87,6 @@ def parse_args(argv):
     parser.add_argument("--rounds", type=int, default=5, help="re-measurement rounds")
     parser.add_argument("--best-known", default=str(Path(tempfile.gettempdir())
                                                     / "clmodes-bench-quality-best.json"))
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: GEMM at n=64, 1 seed, 5 s budgets, model against random_sample")
     args = parser.parse_args(argv)
     if args.smoke:
         args.spaces, args.n, args.budget, args.seeds, args.rounds = "gemm", 64, 5.0, 1, 2
@@ -97,7 +98,7 @@ START = "+start"
 
 
 def our_strategy(label: str, seed: int):
-    from clmodes.tune import LocalSearch, ModelGuided, RandomSample
+    from clmodes import LocalSearch, ModelGuided, RandomSample
 
     return {"model": lambda: ModelGuided(seed=seed), "local": lambda: LocalSearch(seed=seed),
             "random": lambda: RandomSample(100_000, seed=seed)}[label.removesuffix(START)]()

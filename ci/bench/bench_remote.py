@@ -3,6 +3,7 @@
 from a signed bundle; and what a miss costs when the remote is down.
 
     python ci/bench/bench_remote.py [--json OUT] [--reps N] [--devices pocl,intel] [--smoke]
+    python ci/bench/bench_remote.py --hostile [--json OUT] [--misses N] [--limit BYTES]
 
 Per device, once: `clmodes warm` of the workload (kernels_cl's MLP at small sizes;
 `--smoke`: `ci/bench/warm_workload.py` at 4096 elements, one rep, the default device)
@@ -25,6 +26,21 @@ itself is also timed in this process, side by side, per rep: a store's first tun
 with no remote, with a remote answering (a miss there too), refused, and stopped; and
 a second miss once the remote is marked down (what every later miss costs). Needs `redis-server` and redis-py
 (`clmodes[remote]`).
+
+`--hostile`: the worst a hostile remote can cost one process, at the default bounds
+(docs/remote.md; it was `ci/bench/remote_hostile.py` until folded in here).
+Time: a reader (N tune misses and N kernel misses, each a round trip while the remote
+is up) and a publisher (`publish_entries` of one binary, kernel and tune entry) facing
+each behaviour of `tests/support/hostile_redis.py`: slow (1.5 s per reply, inside the
+2 s socket timeout), trickle (one byte per 0.5 s), stall (accepts, never answers),
+nested (200,000 nested arrays), garbage (a 1 MB error line). Each a fresh child process;
+reported: the wall time of its misses (or its publish), against the 2.5 s budget.
+
+Memory: a reader's peak RSS above its RSS before the read (`VmHWM` reset through
+`/proc/self/clear_refs`), facing, at the entry limit (default 256 MiB, `--limit`), a
+value one MiB under it that looks like an entry and does not verify, and one over it
+(twice the limit), in a `redis-server` this script starts on a loopback port (its own
+child on a free loopback port, ended by its pid).
 """
 
 from __future__ import annotations
@@ -34,8 +50,6 @@ import os
 import shlex
 import shutil
 import signal
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,6 +59,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import benchlib  # noqa: E402
+from support.hostile_redis import HostileRedis  # noqa: E402
 from support.remote_namespace import start_redis  # noqa: E402
 
 SELECTORS = {"pocl": "Portable Computing Language", "intel": "Intel(R) OpenCL"}
@@ -69,17 +84,11 @@ def into_own_namespace() -> None:
     sys.exit(done.returncode)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class Server:
     """A redis-server of this script's own, on loopback, without persistence."""
 
     def __init__(self, folder: Path) -> None:
-        self.port = free_port()
+        self.port = benchlib.free_port()
         self.process = start_redis(self.port, folder)
 
     @property
@@ -96,20 +105,15 @@ class Server:
 
 
 def environment(folder: Path, store: str, device: str | None, **extra: str) -> dict[str, str]:
-    env = {**os.environ, "CLMODES_CACHE_DIR": str(folder / store),
-           "CLMODES_CONFIG_DIR": str(folder / "config"), "CLMODES_REMOTE": "",
-           "CLMODES_TRUSTED_KEYS": "", "CLMODES_SIGNING_KEY": "", "WARM_BENCH_SIZE": "4096",
-           "KERNELS_CL_BATCH": "16", "KERNELS_CL_HIDDEN": "64",
-           "PYTHONPATH": os.pathsep.join([str(benchlib.ROOT), str(benchlib.ROOT / "ci" / "bench"),
-                                          os.environ.get("PYTHONPATH", "")]), **extra}
-    if device:
-        env["CLMODES_DEVICE"] = device
-    return env
+    return benchlib.child_env(store=folder / store, device=device, **{
+        "CLMODES_CONFIG_DIR": str(folder / "config"), "CLMODES_REMOTE": "",
+        "CLMODES_TRUSTED_KEYS": "", "CLMODES_SIGNING_KEY": "", "WARM_BENCH_SIZE": "4096",
+        "KERNELS_CL_BATCH": "16", "KERNELS_CL_HIDDEN": "64", **extra})
 
 
 def clmodes(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "clmodes", *args], env=env,
-                          capture_output=True, text=True, timeout=900)
+    return benchlib.run_child(benchlib.clmodes_cli(*args), f"clmodes {args[0]}", env=env,
+                              timeout=900, ok=(0, 1) if args[0] == "check" else (0,))
 
 
 def make(folder: Path, device: str | None, workload: str, server: Server) -> tuple[Path, Path]:
@@ -117,10 +121,8 @@ def make(folder: Path, device: str | None, workload: str, server: Server) -> tup
     if not key.exists():
         clmodes(environment(folder, "maker", device), "bundle", "keygen", str(key))
     env = environment(folder, f"maker-{device}", device, CLMODES_REMOTE=server.url)
-    for args in (["warm", workload, "--sign", str(key)],
-                 ["bundle", "export", str(bundle), "--sign", str(key)]):
-        done = clmodes(env, *args)
-        assert done.returncode == 0, done.stderr
+    clmodes(env, "warm", workload, "--sign", str(key))
+    clmodes(env, "bundle", "export", str(bundle), "--sign", str(key))
     return bundle, key.with_name(key.name + ".pub")
 
 
@@ -132,7 +134,7 @@ def first_result(folder: Path, name: str, device: str | None, workload: str, sid
     if side == "remote":
         extra["CLMODES_REMOTE"] = server.url
     elif side == "down_refused":
-        extra["CLMODES_REMOTE"] = f"redis://127.0.0.1:{free_port()}/0"
+        extra["CLMODES_REMOTE"] = f"redis://127.0.0.1:{benchlib.free_port()}/0"
     elif side == "down_stopped":
         extra["CLMODES_REMOTE"] = server.url
     env = environment(folder, name, device, **extra)
@@ -141,31 +143,30 @@ def first_result(folder: Path, name: str, device: str | None, workload: str, sid
     try:
         started = time.perf_counter()
         if side == "bundle":
-            done = clmodes(env, "bundle", "import", str(bundle))
-            assert done.returncode == 0, done.stderr
+            clmodes(env, "bundle", "import", str(bundle))
         done = clmodes(env, "check", workload, "--json")
         seconds = time.perf_counter() - started
     finally:
         if side == "down_stopped":
             server.signal(signal.SIGCONT)
-    assert done.returncode in (0, 1), done.stderr
     return seconds, json.loads(done.stdout)
 
 
 def measure(folder: Path, device: str | None, workload: str, reps: int,
             server: Server) -> dict[str, object]:
     bundle, public = make(folder, device, workload, server)
-    times: dict[str, list[float]] = {side: [] for side in SIDES}
     counts: dict[str, dict[str, int]] = {}
-    for rep in range(reps):
-        for side in benchlib.rotated(list(SIDES), rep):
-            seconds, report = first_result(folder, f"fresh-{device}-{side}-{rep}", device,
-                                           workload, side, server, bundle, public)
-            times[side].append(seconds)
-            counts[side] = {"compiled": report["compilation"]["compiled"],
-                            "loaded": report["compilation"]["loaded"],
-                            "tuned": report["autotune"]["keys"]}
-    medians = {side: statistics.median(values) for side, values in times.items()}
+
+    def run(side: str, rep: int) -> float:
+        seconds, report = first_result(folder, f"fresh-{device}-{side}-{rep}", device,
+                                       workload, side, server, bundle, public)
+        counts[side] = {"compiled": report["compilation"]["compiled"],
+                        "loaded": report["compilation"]["loaded"],
+                        "tuned": report["autotune"]["keys"]}
+        return seconds
+
+    times = benchlib.rounds(SIDES, reps, run)
+    medians = benchlib.medians(times)
     cold = medians["cold"]
     return {"device": device or "default", "seconds": times, "median_s": medians,
             "counts": counts,
@@ -180,8 +181,7 @@ def miss_costs(server: Server, reps: int) -> dict[str, object]:
     """Seconds of one store miss in this process: (first, second) per remote state."""
     import logging
 
-    from clmodes import remote
-    from clmodes.store import Store
+    from clmodes import Store, remote
 
     logging.getLogger("clmodes").setLevel(logging.ERROR)  # the expected down warnings
     states = ("none", "answering", "refused", "stopped")
@@ -190,7 +190,7 @@ def miss_costs(server: Server, reps: int) -> dict[str, object]:
     for rep in range(reps):
         for state in benchlib.rotated(list(states), rep):
             url = {"none": None, "answering": server.url, "stopped": server.url,
-                   "refused": f"redis://127.0.0.1:{free_port()}/0"}[state]
+                   "refused": f"redis://127.0.0.1:{benchlib.free_port()}/0"}[state]
             remote.configure(url)
             store = Store(None)
             if state == "stopped":
@@ -205,23 +205,144 @@ def miss_costs(server: Server, reps: int) -> dict[str, object]:
                     server.signal(signal.SIGCONT)
                 store.close()
     remote.configure(None)
-    first_m = {s: statistics.median(v) for s, v in first.items()}
-    second_m = {s: statistics.median(v) for s, v in second.items()}
+    first_m, second_m = benchlib.medians(first), benchlib.medians(second)
     return {"first_miss_s": first_m, "second_miss_s": second_m,
             "answering_over_none_ratio": first_m["answering"] / first_m["none"]}
 
 
+# -- --hostile ----------------------------------------------------------------------------
+
+BEHAVIOURS = (("slow", 1.5), ("trickle", 0.5), ("stall", 0.0), ("nested", 0.0),
+              ("garbage", 0.0))
+READER = """
+import json, logging, sys, time, clmodes
+logging.basicConfig(level=logging.WARNING)
+store = clmodes.Store(None)
+started = time.monotonic()
+for n in range(int(sys.argv[1])):
+    store.get_tune_json("m", "t", f"k{n}", "c")
+    store.kernel_batches("e", [f"kernel{n}"])
+print(json.dumps({"seconds": time.monotonic() - started}))
+"""
+PUBLISHER = """
+import json, logging, sys, time, clmodes.remote as r
+from clmodes.bundle import keygen
+from clmodes.store import BinaryRow, KernelRow, StoreEntries, TuneRow, FORMAT_VERSION
+logging.basicConfig(level=logging.WARNING)
+keygen(sys.argv[2])
+r.configure(sys.argv[1])
+rows = StoreEntries([TuneRow(FORMAT_VERSION, "PoCL | cpu", "t", "k", "c", "{}")],
+                    [BinaryRow("e", "b1", "[]", b"\\x7fELF" * 64, "0" * 64)],
+                    [KernelRow("e", "kernel1", "b1", "f", "[]")])
+started = time.monotonic()
+r.publish_entries(rows, sys.argv[2])
+print(json.dumps({"seconds": time.monotonic() - started}))
+"""
+MEMORY = """
+import json, logging, os, sys
+import clmodes
+from clmodes.bundle import keygen, load_public_key
+from clmodes.bundle.signing import load_private_key
+from clmodes.remote import configure, entry, layout
+import redis
+logging.basicConfig(level=logging.WARNING)
+url, folder, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+keygen(folder + "/k")
+client = redis.Redis.from_url(url)
+private = load_private_key(folder + "/k")
+header = b'{"content":{},"signer":"' + b"A" * 43 + b'="}'
+for kernel, batch, size in (("k1", "b1", limit - (1 << 20)), ("k2", "b2", 2 * limit)):
+    name = layout.kernel_key("e", kernel)
+    client.set(name, entry.encode(name, {"exact": "e", "kernel_key": kernel, "batch": batch,
+                                         "name": "f", "args": "[]"}, b"", private))
+    binary = layout.binary_key("e", batch)
+    client.set(binary, entry.MAGIC + len(header).to_bytes(4, "big") + header)
+    client.setrange(binary, size - 1, b"\\0")
+def rss(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field):
+            return int(line.split()[1]) * 1024
+store = clmodes.Store(None)
+configure(url, trusted_keys=[folder + "/k.pub"], load_check=False)
+peaks = {}
+for kernel in ("k1", "k2"):
+    before = rss("VmRSS:")
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    store.kernel_batches("e", [kernel])
+    peaks[kernel] = rss("VmHWM:") - before
+print(json.dumps({"under_limit_peak": peaks["k1"], "over_limit_peak": peaks["k2"]}))
+"""
+
+
+def hostile_child(code: str, *argv: str, env: dict[str, str] | None = None) -> dict:
+    env = benchlib.child_env(path=[benchlib.ROOT / "tests"], **(env or {}))
+    done = benchlib.run_child(benchlib.python(code, *argv), "a --hostile child", env=env,
+                              timeout=600)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["warnings"] = sum("WARNING" in line for line in done.stderr.splitlines())
+    result["traceback"] = "Traceback" in done.stderr
+    return result
+
+
+def times(misses: int, folder: Path) -> dict[str, dict]:
+    found = {}
+    for mode, delay in BEHAVIOURS:
+        with HostileRedis(mode, delay) as server:
+            env = {"CLMODES_REMOTE": server.url, "CLMODES_CACHE_DIR": str(folder / mode)}
+            read = hostile_child(READER, str(misses), env=env)
+            published = hostile_child(PUBLISHER, server.url, str(folder / f"{mode}.key"), env=env)
+        found[mode] = {"reader_s": round(read["seconds"], 3),
+                       "publisher_s": round(published["seconds"], 3),
+                       "warnings": read["warnings"], "traceback": read["traceback"]}
+        print(f"{mode:8s} reader {read['seconds']:6.2f} s  publisher "
+              f"{published['seconds']:6.2f} s  warnings {read['warnings']}", flush=True)
+    return found
+
+
+def memory(limit: int, folder: Path) -> dict:
+    port = benchlib.free_port()
+    server = start_redis(port, folder)
+    try:
+        found = hostile_child(MEMORY, f"redis://127.0.0.1:{port}/0", str(folder), str(limit),
+                      env={"CLMODES_REMOTE_MAX_ENTRY": str(limit),
+                           "CLMODES_CACHE_DIR": str(folder / "memory")})
+    finally:
+        server.kill()
+        server.wait()
+    result = {"limit": limit, **{k: found[k] for k in ("under_limit_peak", "over_limit_peak")}}
+    result["under_ratio"] = round(found["under_limit_peak"] / limit, 3)
+    result["over_ratio"] = round(found["over_limit_peak"] / limit, 3)
+    print(f"memory at a {limit >> 20} MiB limit: a bad entry just under it "
+          f"{found['under_limit_peak'] / 2**20:.0f} MiB peak ({result['under_ratio']}x); "
+          f"one at twice the limit {found['over_limit_peak'] / 2**20:.0f} MiB "
+          f"({result['over_ratio']}x)", flush=True)
+    return result
+
+
+def hostile(args) -> None:
+    """`--hostile`: the reader's and publisher's times per behaviour, and the memory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        results = {"times": times(args.misses, Path(tmp)),
+                   "memory": memory(args.limit, Path(tmp)), "when": time.time()}
+    benchlib.write_json(args.json, results)
+
+
 def main() -> None:
-    parser = benchlib.parser(__doc__, json_help="write the figures as JSON")
-    parser.add_argument("--reps", type=int, default=3)
+    parser = benchlib.parser(__doc__, reps=3, smoke_help="seconds (ci/bench/run --smoke)")
     parser.add_argument("--devices", default="pocl,intel",
                         help="comma-separated: pocl, intel, or CLMODES_DEVICE selectors")
-    parser.add_argument("--smoke", action="store_true", help="seconds (ci/bench/run --smoke)")
+    parser.add_argument("--hostile", action="store_true",
+                        help="what hostile remotes cost a reader and a publisher, instead")
+    parser.add_argument("--misses", type=int, default=20, help="--hostile: tune and kernel misses")
+    parser.add_argument("--limit", type=int, default=256 << 20, help="--hostile: entry limit")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("bench_remote: redis-server is not installed (Debian: apt-get install "
                  "redis-server)")
     into_own_namespace()
+    if args.hostile:
+        return hostile(args)
     workload = "kernels_cl.workloads:mlp"
     devices: list[str | None] = [SELECTORS.get(d, d) for d in args.devices.split(",") if d]
     if args.smoke:

@@ -4,7 +4,7 @@ clmodes' strategies against Kernel Tuner's, both replayed on the same recorded t
 
     python ci/bench/bench_search_replay.py [--seeds 10] [--budget 200] [--fixture PATH ...]
                                      [--no-fixtures] [--no-synthetic] [--smoke]
-                                     [--json OUT]
+                                     [--json OUT] [--surrogates]
 
 Why: time to quality (`bench_quality.py`) is the number of configs a strategy needs
 times what each config costs (its build, PoCL's first-launch code generation, its
@@ -19,18 +19,27 @@ No OpenCL. Kernel Tuner runs in its own simulation mode (`simulation_mode=True` 
 cache file written here from the recorded times: its strategies, its restriction
 handling, its random generators, seeded: its `bayes_opt` also draws from one that the
 seeds do not reach, so its counts vary from run to run, a median of 30-51 configs over
-four runs on the recorded space); clmodes' strategies run through `run_search`,
-as `surrogate_choice.py` does. Objectives: each recorded GEMM_SPACE subspace
+four runs on the recorded space); clmodes' strategies run through `run_search`.
+Objectives: each recorded GEMM_SPACE subspace
 (tests/fixtures/spaces/*.json, measured whole by `record_space.py`) and
 `bench_strategies.py`'s rugged synthetic objective over the whole GEMM_SPACE (23,376
 configs; a different objective per seed). Prints, per objective and strategy, the
 median over seeds of the configs needed (budget+1 when never) and the share of seeds
 that got there, then clmodes' best median over Kernel Tuner's best.
+
+`--surrogates` (budget 160 unless given; needs optuna, the `bench` extra): which
+surrogate for a model-guided strategy, on the same objectives and count, without
+Kernel Tuner: scikit-learn's extra trees (`ModelGuided`) against optuna's TPE sampler
+driven through the same ask/tell loop (each config it asks is one trial over
+categorical parameters; an invalid or already measured one is told as failed and asked
+again, up to 50 times, then a random valid config, as a restricted space forces), with
+`LocalSearch` and `RandomSample` beside. The choice it informed is
+docs/decisions/model-guided-search.md (it was `ci/bench/surrogate_choice.py` until
+folded in here).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -46,15 +55,97 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
+import benchlib  # noqa: E402
 import kt_harness  # noqa: E402
-from surrogate_choice import objectives, to_quality  # noqa: E402
-
-from clmodes.tune import LocalSearch, ModelGuided, TuningSpace  # noqa: E402
-from kernels_cl.gemm import GEMM_RESTRICTIONS  # noqa: E402
+from clmodes import Budget, LocalSearch, ModelGuided, RandomSample, TuningSpace  # noqa: E402
+from clmodes.tune.search.strategies import run_search  # noqa: E402
+from clmodes.tune.search.strategies.base import SearchBase  # noqa: E402
+from kernels_cl.gemm import GEMM_RESTRICTIONS, GEMM_SPACE  # noqa: E402
 
 TARGET = 1.05
 KT_STRATEGIES = ("random_sample", "greedy_ils", "bayes_opt", "genetic_algorithm")
 KERNEL = "replayed"  # the cache's kernel name; nothing is compiled in simulation mode
+
+
+class TPE:
+    """optuna's TPE sampler as an ask/tell strategy (this comparison only)."""
+
+    def __init__(self, seed: int = 0, generation: int = 8) -> None:
+        self.seed, self.generation = seed, generation
+
+    def start(self, space):
+        return _TPESearch(space, self.seed, self.generation)
+
+
+class _TPESearch(SearchBase):
+    def __init__(self, space, seed: int, generation: int) -> None:
+        import optuna
+
+        super().__init__(space, generation, seed)
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.optuna = optuna
+        self.study = optuna.create_study(sampler=optuna.samplers.TPESampler(
+            seed=seed, multivariate=True, constant_liar=True, n_startup_trials=8))
+        self.distributions = {p: optuna.distributions.CategoricalDistribution(list(space.values(p)))
+                              for p in space.params}
+        self.pending: dict[str, object] = {}
+
+    def ask(self):
+        chosen, fallback = [], []
+        for _ in range(self.generation):
+            for _attempt in range(50):
+                trial = self.study.ask(self.distributions)
+                config = dict(trial.params)
+                name = self.space.name(config)
+                if self.space.is_valid(config) and not self.seen(name) and name not in self.pending:
+                    self.pending[name] = trial
+                    chosen.append(config)
+                    break
+                self.study.tell(trial, state=self.optuna.trial.TrialState.FAIL)
+            else:
+                fallback += self.random_unseen(1)  # marked asked already
+        return self.propose(chosen) + fallback
+
+    def tell(self, results):
+        super().tell(results)
+        for name, seconds in results.items():
+            trial = self.pending.pop(name, None)
+            if trial is None:
+                continue
+            if seconds is None:
+                self.study.tell(trial, state=self.optuna.trial.TrialState.FAIL)
+            else:
+                self.study.tell(trial, math.log(seconds))
+
+
+def to_quality(space, value, strategy, budget: int, within: float = 1.05) -> int:
+    """Configs `strategy` measured (through `run_search`, `value` as the measurer) until
+    its best so far was within `within` of the best: budget+1 when never."""
+    best = min(v for v in (value(c) for c in space) if v is not None)
+    seen: list[float | None] = []
+
+    def measure(config):
+        seen.append(value(config))
+        return seen[-1]
+
+    run_search(space, strategy, measure, Budget(configs=budget))
+    incumbent = math.inf
+    for count, seconds in enumerate(seen, 1):
+        incumbent = min(incumbent, math.inf if seconds is None else seconds)
+        if incumbent <= within * best:
+            return count
+    return budget + 1
+
+
+def objectives(fixtures: list[Path]):
+    """(label, space, value) per recorded space, and the synthetic one (value None: a
+    different `bench_strategies.objective` per seed)."""
+    for path in fixtures:
+        data = json.loads(path.read_text())
+        space = GEMM_SPACE.subspace(**data["fixed"])
+        times = data["times_s"]
+        yield path.stem, space, (lambda c, space=space, times=times: times[space.name(c)])
+    yield "rugged synthetic (GEMM_SPACE)", GEMM_SPACE, None
 
 
 def write_kt_cache(path: Path, space: TuningSpace, value: Callable[[dict], float]) -> None:
@@ -132,24 +223,53 @@ def replay(label: str, space: TuningSpace, values: Callable[[int], Callable[[dic
             "ratio_configs_ours_over_kernel_tuner": ratio}
 
 
+def surrogates(fixtures: list[Path], seeds: int, budget: int,
+               synthetic: bool = True) -> dict[str, dict]:
+    """ModelGuided's trees against TPE (and LocalSearch, RandomSample) on every objective."""
+    import bench_strategies
+
+    makers = {"extra trees (ModelGuided)": lambda s: ModelGuided(seed=s),
+              "TPE (optuna)": lambda s: TPE(seed=s), "local search": lambda s: LocalSearch(seed=s),
+              "random": lambda s: RandomSample(budget, seed=s)}
+    results: dict[str, dict] = {}
+    for label, space, value in objectives(fixtures):
+        if value is None and not synthetic:
+            continue
+        print(f"\n{label}: {len(space)} configs; measurements to within 1.05 "
+              f"(median over {seeds} seeds, budget {budget})", flush=True)
+        for name, make in makers.items():
+            counts = [to_quality(space, value if value is not None else
+                                 bench_strategies.objective(seed, "rugged"), make(seed), budget)
+                      for seed in range(seeds)]
+            results.setdefault(label, {})[name] = found = summary(counts, budget)
+            print(f"  {name:<28} {found['median']:>6.0f}  ({found['reached']:.0%} reached) "
+                  f"{counts}", flush=True)
+    return results
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = benchlib.parser(__doc__, json_type=Path,
+                             smoke_help="seconds: 2 seeds, budget 40, the recorded spaces only")
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--budget", type=int, default=200)
+    parser.add_argument("--budget", type=int, default=None, help="200 (--surrogates: 160)")
     parser.add_argument("--fixture", action="append", type=Path)
     parser.add_argument("--no-fixtures", action="store_true", help="the synthetic objective only")
     parser.add_argument("--no-synthetic", action="store_true", help="the recorded spaces only")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: 2 seeds, budget 40, the recorded spaces only")
-    parser.add_argument("--json", type=Path)
+    parser.add_argument("--surrogates", action="store_true",
+                        help="ModelGuided's trees against optuna's TPE, no Kernel Tuner")
     args = parser.parse_args(argv)
+    args.budget = args.budget or (160 if args.surrogates else 200)
     if args.smoke:
         args.seeds, args.budget, args.no_synthetic = 2, 40, True
+    fixtures = [] if args.no_fixtures else (args.fixture or sorted(
+        (HERE.parents[1] / "tests" / "fixtures" / "spaces").glob("*.json")))
+    if args.surrogates:
+        benchlib.write_json(args.json, surrogates(fixtures, args.seeds, args.budget,
+                                                  not args.no_synthetic))
+        return 0
     kernel_tuner = kt_harness.import_kernel_tuner("bench_search_replay.py")
     if kernel_tuner is None:
         return 2
-    fixtures = [] if args.no_fixtures else (args.fixture or sorted(
-        (HERE.parents[1] / "tests" / "fixtures" / "spaces").glob("*.json")))
     import bench_strategies
 
     results = {}
@@ -159,8 +279,7 @@ def main(argv=None) -> int:
         values = ((lambda seed, value=value: value) if value is not None else
                   (lambda seed: bench_strategies.objective(seed, "rugged")))
         results[label] = replay(label, space, values, kernel_tuner, args.seeds, args.budget)
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1, default=str))
+    benchlib.write_json(args.json, results, newline=False, default=str)
     return 0 if all(math.isfinite(r["ratio_configs_ours_over_kernel_tuner"])
                     for r in results.values()) else 1
 

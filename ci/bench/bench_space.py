@@ -85,9 +85,11 @@ SUBSPACES = {
 
 
 def parse_args(argv):
-    parser = benchlib.parser(__doc__, json_help="write every figure as JSON to OUT",
+    parser = benchlib.parser(__doc__, quiet=True,
                              quick_help="smoke run: n=128, 8 configs, 12-config subspace, "
-                                        "MLP at 64 rows", quiet=True)
+                                        "MLP at 64 rows",
+                             smoke_help="seconds: n=64, 2 configs, the random family only, no "
+                                        "MLP, no Kernel Tuner answer check (ci/bench/run --smoke)")
     parser.add_argument("--devices", help="comma-separated $CLMODES_DEVICE selectors: one "
                                           "subprocess per device, in turn")
     parser.add_argument("--sizes", default="256,512", help="n of the n x n x n products")
@@ -102,9 +104,6 @@ def parse_args(argv):
     parser.add_argument("--mlp-size", type=int, default=1024, help="S: MLP rows")
     parser.add_argument("--no-mlp", action="store_true", help="skip the MLP warm part")
     parser.add_argument("--no-tune", action="store_true", help="only the MLP warm part")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: n=64, 2 configs, the random family only, no MLP, "
-                             "no Kernel Tuner answer check (ci/bench/run --smoke)")
     args = parser.parse_args(argv)
     args.families = None
     if args.smoke:
@@ -162,7 +161,7 @@ def run_size(setup: dict, n: int, args, log) -> dict:
              if args.families is None or plan.label in args.families]
     for index, plan in enumerate(plans):
         pair = {"family": plan.label, "space_size": len(plan.space)}
-        order = ["clmodes", "kernel_tuner"] if index % 2 == 0 else ["kernel_tuner", "clmodes"]
+        order = benchlib.rotated(["clmodes", "kernel_tuner"], index)
         for tool in order:
             source = sides.salted_source()
             if tool == "clmodes":

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchlib  # noqa: E402
 
-from clmodes.tune import Budget, Genetic, LocalSearch, RandomSample  # noqa: E402
+from clmodes import Budget, Genetic, LocalSearch, RandomSample  # noqa: E402
 from clmodes.tune.search.strategies import run_search  # noqa: E402
 from kernels_cl.gemm import GEMM_SPACE  # noqa: E402
 
@@ -106,12 +106,12 @@ def run(kinds, budgets, seeds) -> dict:
 
 
 def main() -> None:
-    parser = benchlib.parser(__doc__, json_help="write the figures as JSON to OUT")
+    parser = benchlib.parser(__doc__,
+                             smoke_help="seconds: 2 seeds, budget 16, smooth (ci/bench/run "
+                                        "--smoke)")
     parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--budgets", default="32,64,128")
     parser.add_argument("--kinds", default="smooth,rugged,noisy")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: 2 seeds, budget 16, smooth (ci/bench/run --smoke)")
     args = parser.parse_args()
     if args.smoke:
         args.seeds, args.budgets, args.kinds = 2, "16", "smooth"

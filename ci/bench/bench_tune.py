@@ -112,7 +112,8 @@ class Sizes:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = benchlib.parser(__doc__, json_help="write every figure as a JSON dict to OUT")
+    parser = benchlib.parser(__doc__, smoke_help="seconds: one repetition at n = 64, few samples "
+                                        "(ci/bench/run --smoke)")
     parser.add_argument("--reps", type=int, default=3,
                         help="cold tuning runs per tool, order alternating (default 3)")
     parser.add_argument("--kernel", choices=sorted(SOURCES), default="naive",
@@ -120,8 +121,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "tiles (PoCL's code generation at first launch is slower)")
     parser.add_argument("--quick", action="store_true",
                         help="one repetition and fewer samples")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: one repetition at n = 64, few samples (ci/bench/run --smoke)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser.parse_args(argv)
 
@@ -175,7 +174,7 @@ def run_rep(setup: Setup, kernel_tuner, kernel: str, rep: int,
     its own salt: in one process, clmodes' second side would find the first's programs
     built), rotating who goes first."""
     source = SOURCES[kernel].format(salt=next(_salts))
-    order = list(TOOLS[rep % len(TOOLS):] + TOOLS[:rep % len(TOOLS)])
+    order = benchlib.rotated(TOOLS, rep)
     runs: dict[str, dict[str, object]] = {}
     for tool in order:
         if tool == "kernel_tuner":

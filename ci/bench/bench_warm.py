@@ -66,8 +66,7 @@ from pathlib import Path  # noqa: E402
 
 from warm_report import compile_and_tune, ratio, summarize, table, verdicts  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = benchlib.ROOT
 DEFAULT_SIZE = 1 << 18  # warm_workload elements (execution time: `execution_s` of cold_S)
 MLP_DEFAULT_BATCH = 8192  # mlp rows (likewise)
 PIN_GIB = 2
@@ -210,26 +209,17 @@ class ChildFailed(RuntimeError):
 def child(mode: str, spec: dict, size: int, cache_dir: Path, probes: int = 0,
           pin: bool = True) -> dict:
     """One fresh subprocess; its report plus the parent's wall time."""
-    env = {
-        **os.environ,
-        "POCL_KERNEL_CACHE": "0",
-        "PYOPENCL_NO_CACHE": "1",
-        "CLMODES_CACHE_DIR": str(cache_dir),
-        "WARM_BENCH_SIZE": str(size),
-        spec["size_env"]: str(size),
-        "PYTHONPATH": os.pathsep.join(
-            p for p in (str(HERE), str(ROOT), os.environ.get("PYTHONPATH", "")) if p
-        ),
+    env = benchlib.child_env(store=cache_dir, drop=["POCL_MEMORY_LIMIT"], **{
+        **benchlib.COLD, "WARM_BENCH_SIZE": str(size), spec["size_env"]: str(size),
         "WARM_BENCH_CHILD": json.dumps({**spec, "mode": mode, "size": size, "probes": probes}),
-    }
-    if os.environ.get(POCL_CACHE_FLAG):  # --pocl-cache: one PoCL cache per clmodes store
-        env.update(POCL_KERNEL_CACHE="1", POCL_CACHE_DIR=str(cache_dir / "pocl-cache"))
-    if pin:
-        env["POCL_MEMORY_LIMIT"] = str(PIN_GIB)
-    else:
-        env.pop("POCL_MEMORY_LIMIT", None)
+        **({"POCL_MEMORY_LIMIT": str(PIN_GIB)} if pin else {}),
+        # --pocl-cache: PoCL's cache on, one folder per clmodes store
+        **({"POCL_KERNEL_CACHE": "1", "POCL_CACHE_DIR": str(cache_dir / "pocl-cache")}
+           if os.environ.get(POCL_CACHE_FLAG) else {})})
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
+    # Not `benchlib.run_child`: a failed child raises ChildFailed, which bench_space's MLP
+    # part reports and goes on from.
+    proc = subprocess.run(benchlib.python(CHILD), env=env, capture_output=True,
                           text=True, timeout=900, cwd=ROOT)
     wall = time.perf_counter() - started
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("WARM_BENCH_RESULT ")]
@@ -263,11 +253,8 @@ def choose_workload(requested: str) -> dict:
                 "default_size": DEFAULT_SIZE, "size_unit": "(FUNC(S) / $WARM_BENCH_SIZE)",
                 "description": requested}
     probe = subprocess.run(
-        [sys.executable, "-c",
-         "import kernels_cl.workloads as w; print(callable(getattr(w, 'mlp', None)))"],
-        capture_output=True, text=True, cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE)])},
-    )
+        benchlib.python("import kernels_cl.workloads as w; print(callable(getattr(w, 'mlp', None)))"),
+        capture_output=True, text=True, cwd=ROOT, env=benchlib.child_env())
     if probe.returncode == 0 and probe.stdout.strip().endswith("True"):
         return mlp
     builtin["description"] += "; kernels_cl.workloads.mlp not found"
@@ -304,7 +291,10 @@ def one_rep(spec: dict, size: int, probes: int, pin: bool, scratch: Path,
 
 
 def parse_args(argv: list[str] | None):
-    parser = benchlib.parser(__doc__, json_help="write every figure here", json_type=Path)
+    parser = benchlib.parser(__doc__,
+                             smoke_help="seconds: the builtin workload at 4096 elements, one "
+                                        "rep, no probes, no 8S runs (ci/bench/run --smoke)",
+                             json_type=Path)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--size", type=int, default=None,
                         help=f"S: mlp rows (default {MLP_DEFAULT_BATCH}) or builtin elements "
@@ -320,9 +310,6 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--pocl-cache", action="store_true",
                         help="PoCL's kernel cache on (its default), one folder per store: "
                              "cold runs start empty, a warmed run has its warm's")
-    parser.add_argument("--smoke", action="store_true",
-                        help="seconds: the builtin workload at 4096 elements, one rep, no "
-                             "probes, no 8S runs (ci/bench/run --smoke)")
     args = parser.parse_args(argv)
     if args.pocl_cache:
         os.environ[POCL_CACHE_FLAG] = "1"

@@ -32,12 +32,8 @@ from __future__ import annotations
 
 import benchlib
 
-import os  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 SIDES = ("cold", "warmed", "floor", "floor+bins")
@@ -75,24 +71,16 @@ if len(sys.argv) > 3:
 def child_environment(store: Path, pocl_cache: Path | None = None) -> dict[str, str]:
     """Every cache off; with `pocl_cache`, PoCL's kernel cache on (its default) in that
     folder, where clmodes keeps PoCL batches as source records (clmodes.source_records)."""
-    env = dict(os.environ, CLMODES_CACHE_DIR=str(store), POCL_KERNEL_CACHE="0",
-               PYOPENCL_NO_CACHE="1")
-    if pocl_cache is not None:
-        env.update(POCL_KERNEL_CACHE="1", POCL_CACHE_DIR=str(pocl_cache))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
+    pocl = {} if pocl_cache is None else {"POCL_KERNEL_CACHE": "1",
+                                          "POCL_CACHE_DIR": str(pocl_cache)}
+    return benchlib.child_env(store=store, path=(), drop=["PYTHONDONTWRITEBYTECODE"],
+                              **{**benchlib.COLD, **pocl})
 
 
 def timed_process(command: list[str], env: dict[str, str]) -> tuple[float, str]:
     """(wall seconds, standard output) of one fresh process, which must exit 0."""
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
-                          cwd=benchlib.ROOT)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"bench_warm_start: {command[:3]} exited {done.returncode}: "
-                         f"{done.stderr.strip().splitlines()[-1:]}")
-    return wall, done.stdout
+    return benchlib.timed_child(command, f"bench_warm_start: {command[:3]}", env=env,
+                                timeout=TIMEOUT_S, cwd=benchlib.ROOT)
 
 
 class Sides:
@@ -133,7 +121,7 @@ def warm_store(workload: str, device, pocl_cache: Path | None = None) -> Path:
     store = Path(tempfile.mkdtemp(prefix="warmed-"))
     env = child_environment(store, pocl_cache)
     env["CLMODES_DEVICE"] = device.label
-    timed_process([sys.executable, "-m", "clmodes", "warm", workload, "-q"], env)
+    timed_process(benchlib.clmodes_cli("warm", workload, "-q"), env)
     return store
 
 
@@ -144,12 +132,10 @@ def measure(workload: str, device, reps: int, log, pocl_cache: bool = False) -> 
     loaded = sides.run("floor+bins")[1].strip()
     for side in SIDES:  # untimed: fill the bytecode caches and the OS's file cache
         sides.run(side)
-    walls: dict[str, list[float]] = {side: [] for side in SIDES}
-    for rep in range(reps):
-        for side in benchlib.rotated(SIDES, rep):
-            walls[side].append(sides.run(side)[0])
-        log(f"rep {rep + 1}/{reps}: " + ", ".join(f"{s} {walls[s][-1]:.3f} s" for s in SIDES))
-    median = {side: statistics.median(values) for side, values in walls.items()}
+    walls = benchlib.rounds(SIDES, reps, lambda side, _: sides.run(side)[0],
+                            lambda rep, walls: log(f"rep {rep + 1}/{reps}: " + ", ".join(
+                                f"{s} {walls[s][-1]:.3f} s" for s in SIDES)))
+    median = benchlib.medians(walls)
     return {
         "device": device.label,
         "binaries_in_warmed_store": int(loaded or 0),
@@ -165,9 +151,7 @@ def measure(workload: str, device, reps: int, log, pocl_cache: bool = False) -> 
 
 
 def main() -> None:
-    parser = benchlib.parser(__doc__, json_help="write the figures as JSON here")
-    parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--smoke", action="store_true", help="one rep (the suite's smoke)")
+    parser = benchlib.parser(__doc__, reps=5, smoke_help="one rep (the suite's smoke)")
     parser.add_argument("--workload", default=WORKLOAD)
     parser.add_argument("--pocl-cache", action="store_true",
                         help="PoCL's kernel cache on (its default): empty for cold, the one "

@@ -2,7 +2,46 @@
 
 Importing this module loads neither pyopencl nor clmodes, so a script can call
 `cold_caches()` and `temp_store()` before it imports them (Intel's CPU runtime
-registers itself: `clmodes.icd`).
+registers itself: `clmodes.icd`). What is here: the set-up before pyopencl (caches
+off, a throw-away store), the command line (`parser`: --json, --smoke, --reps, ...),
+timing (`timed`, `rounds` in rotated order, `medians`, `paired`), child processes
+(`child_env`, `run_child`, `timed_child`, `child_json`: one setting per process), the
+machine's load and the meta block, and `write_json` for `ci/bench/run`.
+
+The scripts use clmodes' public API (`clmodes.__all__`) and, where they measure
+clmodes' own parts, these internals (each for the reason given; nothing else):
+
+- `clmodes.batch.plan`, `clmodes.batch.limits.max_units` (bench_core, corpus_compile):
+  the preprocessing figure times the batch planner alone, at the runtime's batch size.
+- `clmodes.batch.preprocess`, `.program`, `clmodes.compiler_probe`, `clmodes.server`,
+  `clmodes.programs` (bench_preparation), `clmodes.server.DeviceServer._build/_load`,
+  `clmodes.tune.tunable.Tunable._tune`, `clmodes.programs.capture` (bench_warm's
+  child): wrapped to split a process's time into preparation, probe, build, load,
+  tune and persistence.
+- `Client.server` (`queue_kernel`, `flush`, `persist`, `is_obtained`, `ready`,
+  `macros_for`, `compiler`): queue and obtain a batch without launching, check that a
+  side obtained every kernel, and switch a launchable's buffer checks
+  (bench_launch_checks).
+- `clmodes.runtime.Runtime` (bench_persist): two runtimes in one process, one store on
+  disk and one in memory, side by side.
+- `clmodes.selection.choose` (run, bench_first_result): the device `--device SELECTOR`
+  / $CLMODES_DEVICE picks, without creating a client (a context) in the parent.
+- `clmodes.store.footprint.EXIT_WAIT_S`, `Store.uses` (bench_last_use): the use notes
+  flushed as the exit handler flushes them, timed.
+- `clmodes.tune.measuring.finals`, `.racing.sample` (bench_decisions): the tune's own
+  decision rules replayed on re-measured samples.
+- `clmodes.tune.reporting.report.tuned_keys` (bench_matmul_default): each key's winner
+  and every config its tune measured, read from a store.
+- `clmodes.tune.search.strategies.run_search`, `.base.SearchBase` (bench_strategies,
+  bench_search_replay; docs/tuning.md): a search without OpenCL, and optuna's TPE as
+  a strategy of that loop.
+- `clmodes.bundle` (bundle_import, bundle_refusal, pocl_native, bench_remote;
+  docs/trust.md): install, export and keys; `poclbin` and `loading` to cut a PoCL
+  binary's native code and run the load check's own steps.
+- `clmodes.remote`, `clmodes.store` rows (bench_remote, its --hostile; docs/remote.md):
+  a remote configured per measurement in one process, and a publish driven directly.
+- `clmodes.pyopencl_hooks.installed` (bench_pyopencl_code): the plain side really ran
+  without clmodes' hooks.
 """
 
 from __future__ import annotations
@@ -16,15 +55,22 @@ import json
 import os
 import platform
 import shutil
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "ci" / "bench"
 CACHE_VARIABLES = ("POCL_KERNEL_CACHE", "PYOPENCL_NO_CACHE")
+COLD = dict(zip(CACHE_VARIABLES, ("0", "1")))  # both caches off (docs/facts.md, Caches)
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 # -- set-up before pyopencl is imported --------------------------------------------------
@@ -33,7 +79,7 @@ CACHE_VARIABLES = ("POCL_KERNEL_CACHE", "PYOPENCL_NO_CACHE")
 def cold_caches(force: bool = True) -> None:
     """PoCL's and pyopencl's caches off (docs/facts.md, Caches); with force=False a value
     the caller already set is kept. Must run before pyopencl is imported."""
-    for name, value in zip(CACHE_VARIABLES, ("0", "1")):
+    for name, value in COLD.items():
         if force:
             os.environ[name] = value
         else:
@@ -53,20 +99,24 @@ def temp_store(prefix: str, remove_at_exit: bool = True) -> str:
 # -- command line, progress ---------------------------------------------------------------
 
 
-def parser(doc: str | None, *, json_help: str | None = None, quick_help: str | None = None,
-           quiet: bool = False, json_type: Callable | None = None) -> argparse.ArgumentParser:
+def parser(doc: str | None, *, json_help: str | None = "write the figures as JSON to OUT",
+           quick_help: str | None = None, quiet: bool = False, json_type: Callable | None = None,
+           smoke_help: str | None = None, reps: int | None = None) -> argparse.ArgumentParser:
     """An argument parser described by the docstring's first paragraph, with the common
-    flags asked for: --json OUT (json_help), --quick (quick_help), --quiet."""
-    result = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    flags asked for: --json OUT (json_help; every registered script takes it), --quick
+    (quick_help), --quiet, --smoke (smoke_help: what `ci/bench/run --smoke` runs) and
+    --reps N (its default)."""
+    result = argparse.ArgumentParser(description=(doc or "").strip().split("\n\n")[0])
     if json_help is not None:
-        if json_type is None:
-            result.add_argument("--json", metavar="OUT", help=json_help)
-        else:
-            result.add_argument("--json", type=json_type, help=json_help)
+        result.add_argument("--json", metavar="OUT", type=json_type, help=json_help)
     if quick_help is not None:
         result.add_argument("--quick", action="store_true", help=quick_help)
     if quiet:
         result.add_argument("--quiet", action="store_true", help="no progress lines")
+    if smoke_help is not None:
+        result.add_argument("--smoke", action="store_true", help=smoke_help)
+    if reps is not None:
+        result.add_argument("--reps", type=int, default=reps, help=f"repetitions (default {reps})")
     return result
 
 
@@ -130,6 +180,32 @@ def rotated(sides: Sequence, round_index: int) -> list:
     return [*sides[shift:], *sides[:shift]]
 
 
+def rounds(sides: Sequence[K], reps: int, measure: Callable[[K, int], V],
+           after: Callable[[int, dict[K, list[V]]], None] | None = None) -> dict[K, list[V]]:
+    """`reps` rounds, each calling `measure(side, round)` once per side in the order
+    `rotated` gives that round (so background load hits every side alike, and none
+    always goes first): each side's results, in round order. `after(round, so_far)`
+    runs at the end of each round (a progress line)."""
+    found: dict[K, list[V]] = {side: [] for side in sides}
+    for index in range(reps):
+        for side in rotated(sides, index):
+            found[side].append(measure(side, index))
+        if after is not None:
+            after(index, found)
+    return found
+
+
+def medians(samples: Mapping[K, Iterable[float]]) -> dict[K, float]:
+    """The median of each side's samples."""
+    return {side: statistics.median(values) for side, values in samples.items()}
+
+
+def paired(ours: Sequence[float], theirs: Sequence[float]) -> float:
+    """The median of per-round ratios (`ours[i] / theirs[i]`): two sides timed in the same
+    rounds share each round's load, which a ratio of their medians does not cancel."""
+    return statistics.median(a / b for a, b in zip(ours, theirs))
+
+
 # -- machine state, meta block, output ----------------------------------------------------
 
 
@@ -184,6 +260,16 @@ def busy_load(count: int, settle_s: float = 5.0) -> Iterator[None]:
             worker.wait()
 
 
+def usable_devices(vendor: str | None = None) -> list:
+    """clmodes' devices that can build here (`clmodes.usability`), of `vendor` ("PoCL")
+    where given, in clmodes' order."""
+    import clmodes
+
+    return [device for device in clmodes.devices()  # the vendor first: no needless check
+            if (vendor is None or device.fingerprint.vendor == vendor)
+            and clmodes.usability(device).usable]
+
+
 def device_meta(device) -> dict[str, object]:
     """A clmodes device's label and exact fingerprint."""
     return {"device": device.label, "fingerprint": device.fingerprint.exact}
@@ -223,15 +309,80 @@ def write_json(path: str | os.PathLike | None, results: object, *, newline: bool
                 handle.write("\n")
 
 
-def child_json(command: Sequence[str], what: str, env: dict[str, str] | None = None) -> dict:
-    """Run a benchmark's child process (one setting per process: an environment variable
-    a runtime reads when it loads, a CPU affinity) and return the JSON object its last
-    stdout line prints; a failed child ends the benchmark with one line naming `what`."""
-    done = subprocess.run(list(command), env=env, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        tail = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
-        raise SystemExit(f"{what} failed: {tail[0]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+# -- child processes: one setting (an environment, a store, an affinity) per process -------
+
+
+def child_env(*, store: str | os.PathLike | None = None, device: str | None = None,
+              path: Sequence[str | os.PathLike] = (BENCH,), drop: Sequence[str] = (),
+              **extra: str) -> dict[str, str]:
+    """This process's environment for a child: PYTHONPATH the repository, `path` (this
+    folder: the children import the scripts' helpers) and the caller's own; `store` as
+    $CLMODES_CACHE_DIR and `device` as $CLMODES_DEVICE where given; `drop` removed,
+    `extra` set."""
+    env = {name: value for name, value in os.environ.items() if name not in drop}
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), *map(str, path), *filter(None, [os.environ.get("PYTHONPATH")])])
+    if store is not None:
+        env["CLMODES_CACHE_DIR"] = str(store)
+    if device:
+        env["CLMODES_DEVICE"] = device
+    env.update(extra)
+    return env
+
+
+def python(code: str, *argv: object) -> list[str]:
+    """The command line of `python -c CODE ARGV...` (a child whose code the script holds)."""
+    return [sys.executable, "-c", code, *map(str, argv)]
+
+
+def clmodes_cli(*args: object) -> list[str]:
+    """The command line of `python -m clmodes ARGS...` (what a user runs)."""
+    return [sys.executable, "-m", "clmodes", *map(str, args)]
+
+
+def run_child(command: Sequence[str], what: str, *, env: Mapping[str, str] | None = None,
+              timeout: float | None = None, cwd: str | os.PathLike | None = None,
+              ok: Container[int] = (0,), echo: bool = False) -> subprocess.CompletedProcess:
+    """Run a child process to its end, its output captured. One whose exit status is not
+    in `ok` ends the benchmark: its stderr's tail goes to this process's stderr, and the
+    exit message is one line naming `what` (the line `ci/bench/run` reports). `echo`:
+    its stderr goes to this process's stderr in any case (a set-up step's warnings)."""
+    done = subprocess.run(list(command), env=None if env is None else dict(env), cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    if echo and done.returncode in ok:
+        sys.stderr.write(done.stderr)
+    if done.returncode not in ok:
+        sys.stderr.write(done.stderr[-4000:])
+        tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise SystemExit(f"{what} failed (exit {done.returncode}): {tail[0]}")
+    return done
+
+
+def timed_child(command: Sequence[str], what: str, **options) -> tuple[float, str]:
+    """(wall seconds, standard output) of one fresh process, timed by this one from its
+    start to its exit (interpreter start-up, imports, work, exit: what a user waits for);
+    `options` as `run_child`'s."""
+    started = time.perf_counter()
+    done = run_child(command, what, **options)
+    return time.perf_counter() - started, done.stdout
+
+
+def child_json(command: Sequence[str], what: str, env: Mapping[str, str] | None = None,
+               **options) -> dict:
+    """Run a benchmark's child process (`run_child`) and return the JSON object its last
+    stdout line prints."""
+    stdout = run_child(command, what, env=env, **options).stdout
+    lines = stdout.strip().splitlines()
+    if not lines:
+        raise SystemExit(f"{what} printed nothing")
+    return json.loads(lines[-1])
+
+
+def free_port() -> int:
+    """A free TCP port on loopback (for a server a script starts as its own child)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def dist_version(name: str) -> str | None:

@@ -12,23 +12,22 @@ batched time.
 
 from __future__ import annotations
 
-import itertools
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import pyopencl as cl
 
 import clmodes
+from benchlib import ROOT, salt_counter
 from clmodes import Kernel
 from clmodes.batch import plan
 from clmodes.batch.limits import max_units
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))
 from corpus import CASES, Case  # noqa: E402
 
-_salts = itertools.count(int(time.time() * 1000) % 1_000_000_000)
+_salts = salt_counter()
 
 
 def plain_context(device: cl.Device) -> cl.Context:
@@ -38,21 +37,23 @@ def plain_context(device: cl.Device) -> cl.Context:
     return cl.Context([device])
 
 
-def _runnable(case: Case, device: cl.Device) -> bool:
+def runnable(case, device: cl.Device) -> bool:
+    """Whether `device` has what a corpus case (or a library case) requires."""
     extensions = device.extensions.split()
     return (("fp64" not in case.requires or "cl_khr_fp64" in extensions)
             and ("fp16" not in case.requires or "cl_khr_fp16" in extensions)
             and ("images" not in case.requires or bool(device.image_support)))
 
 
-def _salted(cases: list[Case]) -> list[tuple[Case, str]]:
+def salted(cases: list) -> list[tuple]:
+    """Each case with its source made new to every cache (one new salt for them all)."""
     salt = next(_salts)
     return [(case, f"/* bench salt {salt} */\n{case.source}") for case in cases]
 
 
 def separate(ctx: cl.Context, device: cl.Device, cases: list[Case]) -> float:
     started = time.perf_counter()
-    for case, source in _salted(cases):
+    for case, source in salted(cases):
         program = cl.Program(ctx, source).build(options=case.build_options(), devices=[device])
         cl.Kernel(program, case.name)
     return time.perf_counter() - started
@@ -60,7 +61,7 @@ def separate(ctx: cl.Context, device: cl.Device, cases: list[Case]) -> float:
 
 def _kernels(cases: list[Case]) -> list[Kernel]:
     return [Kernel(source, case.name, defines=case.defines, options=case.options)
-            for case, source in _salted(cases)]
+            for case, source in salted(cases)]
 
 
 def batched(client: clmodes.Client, cases: list[Case]) -> tuple[float, int]:
@@ -85,8 +86,9 @@ def build_batched(client: clmodes.Client, make) -> tuple[float, int]:
     return elapsed, clmodes.StatisticsReader(collector).statistics().compilation.builds
 
 
-def preprocessing(client: clmodes.Client, cases: list[Case]) -> float:
-    kernels = _kernels(cases)
+def plan_seconds(client: clmodes.Client, kernels: list[Kernel]) -> float:
+    """Seconds `batch.plan` takes to prepare `kernels` into a batch's units (what batching
+    adds in Python before the build; bench_core's preprocessing figure too)."""
     started = time.perf_counter()
     plan(kernels, client.server.macros_for, max_units(client.device.platform_name))
     return time.perf_counter() - started
@@ -99,7 +101,7 @@ def run_corpus(client: clmodes.Client, reps: int, log,
     ctx = plain_context(device)
     groups: dict[str, list[Case]] = {}
     for case in CASES:
-        if _runnable(case, device):
+        if runnable(case, device):
             groups.setdefault(case.group, []).append(case)
     if groups_limit is not None:
         groups = dict(list(groups.items())[:groups_limit])
@@ -111,7 +113,7 @@ def run_corpus(client: clmodes.Client, reps: int, log,
             seps.append(separate(ctx, device, cases))
             elapsed, builds = batched(client, cases)
             bats.append(elapsed)
-        prep = preprocessing(client, cases)
+        prep = plan_seconds(client, _kernels(cases))
         sep, bat = statistics.median(seps), statistics.median(bats)
         log(f"  corpus {name}: {len(cases)} kernels, separate {sep:.2f} s, batched {bat:.2f} s "
             f"({builds} builds), preprocessing {prep * 1000:.1f} ms")

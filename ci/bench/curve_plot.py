@@ -30,10 +30,6 @@ def draw(curve: dict, path: Path) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    import io
-
-    from clmodes.atomic import write_replacing
-
     figure, axes = plt.subplots(figsize=(7, 4))
     moments = curve["moments_s"]
     for name, line in curve["lines"].items():
@@ -49,9 +45,7 @@ def draw(curve: dict, path: Path) -> bool:
     axes.set_title(curve.get("title", ""), fontsize=9)
     axes.legend(fontsize=7)
     figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100)
-    plt.close(figure)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_replacing(path, buffer.getvalue())
+    figure.savefig(path, format="png", dpi=100)
+    plt.close(figure)
     return True

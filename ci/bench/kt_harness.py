@@ -11,7 +11,9 @@ re-measured the same way in every comparison:
 - `BuildCounter`: real `pyopencl.Program.build` calls (both tools build through it);
 - `build_log`: clmodes' "built N units in S s" records during a block;
 - `interleaved_device_times`: profiling-event times of configs in interleaved rounds,
-  the one re-measurement both scripts rate each tool's choice by.
+  the one re-measurement both scripts rate each tool's choice by;
+- `remeasure`: that re-measurement of configs launched through clmodes, every config
+  built before any timing (`bench_space`, `bench_quality`, `record_space`).
 
 Importing this module loads pyopencl: a script turns the caches off (`benchlib`) first.
 """
@@ -144,3 +146,29 @@ def interleaved_device_times(launches: Mapping[str, Callable[[], object]], round
             samples[name].append(event_seconds(launches[name]()))
     return {name: {"median_s": statistics.median(s), "min_s": min(s), "max_s": max(s)}
             for name, s in samples.items()}
+
+
+def remeasure(stream, launch: Callable, configs: Mapping[str, Mapping], args: tuple,
+              rounds: int, warm_ups: int = 2,
+              failures: dict[str, str] | None = None) -> dict[str, dict[str, float]]:
+    """`interleaved_device_times` of `launch(stream, config, *args)` per config name, every
+    config built first (COMPILE_ONLY: one batch, no build inside a timing). With
+    `failures`, a config whose first launch fails is left out and its error's first line
+    kept there (a tool's choice that fails here is a wrong answer worth reading);
+    without, the failure propagates."""
+    from clmodes import ProcessMode, ProcessModeOverride
+
+    with ProcessModeOverride(ProcessMode.COMPILE_ONLY):
+        for config in configs.values():
+            launch(stream, config, *args)
+    runnable = dict(configs)
+    with ProcessModeOverride(ProcessMode.EXECUTE):
+        for name, config in configs.items() if failures is not None else ():
+            try:
+                event_seconds(launch(stream, config, *args))
+            except Exception as error:  # noqa: BLE001 - a config that fails is rated as failed
+                del runnable[name]
+                failures[name] = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        return interleaved_device_times(
+            {name: (lambda config=config: launch(stream, config, *args))
+             for name, config in runnable.items()}, rounds, warm_ups)

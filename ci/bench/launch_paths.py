@@ -19,7 +19,7 @@ import numpy as np
 import pyopencl as cl
 
 import clmodes
-from benchlib import rotated, salt_counter, timed
+from benchlib import paired, rotated, salt_counter, timed
 from clmodes import Kernel, ProcessMode, ProcessModeOverride
 
 TINY_SOURCE = """\
@@ -174,10 +174,6 @@ def _us(times: list[float]) -> list[float]:
     return [t * 1e6 for t in times]
 
 
-def _paired(a: list[float], b: list[float]) -> float:
-    return statistics.median(x / y for x, y in zip(a, b))
-
-
 def launch_figures(free: Times, gated: Times, per_round: int, rounds: int) -> dict[str, object]:
     (clm_times, pcl_times, _, _), (gated_clm, gated_pcl, gated_bare, _) = free, gated
     clm_us, pcl_us, bare_us, set_us = (statistics.median(t) * 1e6 for t in free)
@@ -189,7 +185,7 @@ def launch_figures(free: Times, gated: Times, per_round: int, rounds: int) -> di
         "clmodes_us": clm_us,
         "pyopencl_us": pcl_us,
         "ratio_clmodes_over_pyopencl": clm_us / pcl_us,
-        "ratio_paired_median": _paired(clm_times, pcl_times),
+        "ratio_paired_median": paired(clm_times, pcl_times),
         "bare_enqueue_us": bare_us,
         "ratio_clmodes_over_bare_enqueue": clm_us / bare_us,
         "set_args_enqueue_us": set_us,
@@ -201,10 +197,10 @@ def launch_figures(free: Times, gated: Times, per_round: int, rounds: int) -> di
             "clmodes_us": gated_clm_us,
             "pyopencl_us": gated_pcl_us,
             "ratio_clmodes_over_pyopencl": gated_clm_us / gated_pcl_us,
-            "ratio_paired_median": _paired(gated_clm, gated_pcl),
+            "ratio_paired_median": paired(gated_clm, gated_pcl),
             "bare_enqueue_us": gated_bare_us,
             "ratio_clmodes_over_bare_enqueue": gated_clm_us / gated_bare_us,
-            "ratio_paired_median_over_bare_enqueue": _paired(gated_clm, gated_bare),
+            "ratio_paired_median_over_bare_enqueue": paired(gated_clm, gated_bare),
             "set_args_enqueue_us": gated_set_us,
             "ratio_clmodes_over_set_args_enqueue": gated_clm_us / gated_set_us,
             "ratio_set_args_enqueue_over_bare_enqueue": gated_set_us / gated_bare_us,

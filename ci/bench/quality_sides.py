@@ -21,8 +21,7 @@ import clblast_xgemm
 import clmodes
 import kt_harness
 from benchlib import salt_counter
-from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, TuningSpace
-from clmodes.tune import Budget
+from clmodes import Budget, Kernel, ProcessMode, ProcessModeOverride, Tunable, TuningSpace
 
 _salts = salt_counter(700_000)  # apart from space_sides' and tune_sides' counters
 
@@ -221,26 +220,12 @@ def remeasure(client: clmodes.Client, prob: Problem, names: list[str],
     every config built before any timing, None where one fails to build or run; and each
     failure's first line (a tool's incumbent that fails here is a wrong answer it would
     have handed its user, worth reading, not only a gap in a curve)."""
-    stream = client.stream("bench-quality-remeasure")
-    launch = prob.launcher(prob.salted())
-    configs = {name: prob.space.config(name) for name in names}
-    with ProcessModeOverride(ProcessMode.COMPILE_ONLY):
-        for config in configs.values():
-            launch(stream, config, *prob.device_args)
-    found: dict[str, float | None] = {}
     failures: dict[str, str] = {}
-    runnable = {}
-    with ProcessModeOverride(ProcessMode.EXECUTE):
-        for name, config in configs.items():
-            try:
-                kt_harness.event_seconds(launch(stream, config, *prob.device_args))
-                runnable[name] = config
-            except Exception as error:  # noqa: BLE001 - a config that fails is rated as failed
-                found[name] = None
-                failures[name] = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        times = kt_harness.interleaved_device_times(
-            {name: (lambda config=config: launch(stream, config, *prob.device_args))
-             for name, config in runnable.items()}, rounds, warm_ups=1)
+    times = kt_harness.remeasure(
+        client.stream("bench-quality-remeasure"), prob.launcher(prob.salted()),
+        {name: prob.space.config(name) for name in names}, prob.device_args, rounds,
+        warm_ups=1, failures=failures)
+    found: dict[str, float | None] = dict.fromkeys(failures)
     found.update({name: t["median_s"] for name, t in times.items()})
     return found, failures
 

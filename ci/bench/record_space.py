@@ -18,7 +18,6 @@ if __name__ == "__main__":
     benchlib.cold_caches()
     benchlib.temp_store("clmodes-record-space-")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
@@ -34,7 +33,6 @@ def record(n: int, rounds: int) -> dict:
     import clmodes
     import kt_harness
     import space_sides as sides
-    from clmodes import ProcessMode, ProcessModeOverride
     from kernels_cl.gemm import GEMM_SPACE
 
     space = GEMM_SPACE.subspace(**FIXED)
@@ -43,26 +41,14 @@ def record(n: int, rounds: int) -> dict:
     prob = sides.problem(stream, n)
     launch = sides.gemm_launcher(sides.salted_source())
     a, b, c = prob.device
-    args = (a, b, c, n, n, n)
     configs = {space.name(cfg): cfg for cfg in space}
     started = time.perf_counter()
-    with ProcessModeOverride(ProcessMode.COMPILE_ONLY):
-        for config in configs.values():
-            launch(stream, config, *args)
-    print(f"built {len(configs)} configs in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
-    times: dict[str, float | None] = {}
-    with ProcessModeOverride(ProcessMode.EXECUTE):
-        runnable = {}
-        for name, config in configs.items():
-            try:
-                kt_harness.event_seconds(launch(stream, config, *args))
-                runnable[name] = config
-            except Exception as error:  # noqa: BLE001 - recorded as a failed config
-                print(f"{name}: {error}".splitlines()[0], file=sys.stderr)
-                times[name] = None
-        measured = kt_harness.interleaved_device_times(
-            {name: (lambda config=config: launch(stream, config, *args))
-             for name, config in runnable.items()}, rounds, warm_ups=0)
+    failures: dict[str, str] = {}  # recorded as null: a config that fails to build or run
+    measured = kt_harness.remeasure(stream, launch, configs, (a, b, c, n, n, n), rounds,
+                                    warm_ups=0, failures=failures)
+    for name, line in failures.items():
+        print(f"{name}: {line}", file=sys.stderr)
+    times: dict[str, float | None] = dict.fromkeys(failures)
     times.update({name: m["median_s"] for name, m in measured.items()})
     return {"device": client.device.label, "fingerprint": client.device.fingerprint.exact,
             "n": n, "rounds": rounds, "fixed": FIXED, "configs": len(configs),
@@ -71,7 +57,7 @@ def record(n: int, rounds: int) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = benchlib.parser(__doc__, json_help=None)
     parser.add_argument("out")
     parser.add_argument("--n", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=3)

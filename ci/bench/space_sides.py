@@ -18,8 +18,8 @@ import clmodes
 import kt_harness
 from benchlib import salt_counter
 from kt_harness import BuildCounter, build_log
-from clmodes import Kernel, ProcessMode, ProcessModeOverride, Tunable, TuningSpace
-from clmodes.tune import Budget, Exhaustive, LocalSearch, RandomSample
+from clmodes import (Budget, Exhaustive, Kernel, LocalSearch, ProcessMode, ProcessModeOverride,
+                     RandomSample, Tunable, TuningSpace)
 from kernels_cl.gemm import GEMM, GEMM_RESTRICTIONS, KERNEL_NAME, geometry
 
 _salts = salt_counter(500_000)  # apart from tune_sides' counter
@@ -206,17 +206,9 @@ def check_kernel_tuner(kernel_tuner, where: tuple[int, int], prob: Problem,
 
 def remeasure(client: clmodes.Client, prob: Problem, configs: dict[str, dict],
               rounds: int) -> dict[str, dict[str, float]]:
-    """Device seconds of one launch per config (`kt_harness.interleaved_device_times`) on
-    one fresh salted source, every config built before any timing."""
-    stream = client.stream("bench-space-remeasure")
-    source = salted_source()
-    launch = gemm_launcher(source)
+    """Device seconds of one launch per config (`kt_harness.remeasure`) on one fresh
+    salted source."""
     a, b, c = prob.device
-    args = (a, b, c, prob.n, prob.n, prob.n)
-    with ProcessModeOverride(ProcessMode.COMPILE_ONLY):
-        for config in configs.values():
-            launch(stream, config, *args)
-    with ProcessModeOverride(ProcessMode.EXECUTE):
-        return kt_harness.interleaved_device_times(
-            {name: (lambda config=config: launch(stream, config, *args))
-             for name, config in configs.items()}, rounds)
+    return kt_harness.remeasure(client.stream("bench-space-remeasure"),
+                                gemm_launcher(salted_source()), configs,
+                                (a, b, c, prob.n, prob.n, prob.n), rounds)

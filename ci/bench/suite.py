@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import loadavg_1min as load_1min
+from benchlib import child_env, loadavg_1min as load_1min, usable_devices
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -145,12 +144,8 @@ def missing(bench: Bench) -> list[str]:
     absent = [name.removeprefix("bin:") for name in bench.needs
               if (shutil.which(name[4:]) is None if name.startswith("bin:")
                   else importlib.util.find_spec(name) is None)]
-    if bench.runtime is not None:
-        import clmodes
-
-        if not any(d.fingerprint.vendor == bench.runtime and clmodes.usability(d).usable
-                   for d in clmodes.devices()):
-            absent.append(f"a usable {bench.runtime} device")
+    if bench.runtime is not None and not usable_devices(bench.runtime):
+        absent.append(f"a usable {bench.runtime} device")
     return absent
 
 
@@ -207,10 +202,7 @@ def run_one(bench: Bench, device: str | None, *, smoke: bool = False,
     """Run `bench` as a child process (on `device` through $CLMODES_DEVICE); with `keep`,
     its whole JSON and output are copied there as `NAME-DEVICE.json` and `.log` (the page
     keeps only ratios and curves; a long run's per-seed figures are worth keeping)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    if device:
-        env["CLMODES_DEVICE"] = device
+    env = child_env(path=(), device=device)
     with tempfile.TemporaryDirectory() as directory:
         out = Path(directory) / "result.json"
         load_before, started = load_1min(), time.perf_counter()

@@ -18,9 +18,8 @@ import numpy as np
 import clmodes
 import kt_harness
 from benchlib import rotated, salt_counter, timed
-from clmodes import (Kernel, ProcessMode, ProcessModeOverride, RacePolicy, Tunable,
+from clmodes import (Kernel, ProcessMode, ProcessModeOverride, RacePolicy, Tunable, Variant,
                      kernel_variants)
-from clmodes.tune.variants import grid
 
 N = 256  # the default size (--smoke: 64); each side takes n from its inputs
 BLOCK_X = (4, 8, 16, 32)
@@ -105,6 +104,12 @@ def tune_defines() -> dict[str, list[int]]:
     return {"block_size_x": list(BLOCK_X), "block_size_y": list(BLOCK_Y)}
 
 
+def variants() -> dict[str, tuple[int, int]]:
+    """Each candidate's name (its `Variant`'s, as `kernel_variants` names it) -> (x, y)."""
+    return {Variant((("block_size_x", bx), ("block_size_y", by)), None).name: (bx, by)
+            for bx, by in itertools.product(BLOCK_X, BLOCK_Y)}
+
+
 # clmodes deciding on about the evidence Kernel Tuner decides on: one race (7 samples of a
 # config at most, 1 run each at this size), its fastest median wins; no final, and one
 # warm-up timing. The floor of clmodes' own decision rules, measured beside them.
@@ -116,10 +121,7 @@ def make_tunable(name: str, source: str,
     """The Tunable (the default `RacePolicy`, or `policy`), and its candidate names ->
     config names ("16x4")."""
     candidates = kernel_variants(Kernel(source, "matmul"), launch_matmul, defines=tune_defines())
-    names = {
-        v.name: config_name(v["block_size_x"], v["block_size_y"])
-        for v in grid(tune_defines())
-    }
+    names = {name: config_name(*xy) for name, xy in variants().items()}
     if set(names) != set(candidates) or len(candidates) != 16:
         raise RuntimeError(f"unexpected candidate set: {sorted(candidates)}")
     tunable = Tunable(
@@ -262,9 +264,8 @@ def hit_sides(client: clmodes.Client, stream, bufs, tunable: Tunable,
     winner = tunable.winner(stream, C, A, B, n)
     if winner is None:
         raise RuntimeError("hit overhead: the key is not tuned")
-    variant = next(v for v in grid(tune_defines()) if v.name == winner)
-    kernel = variant.kernel(Kernel(source, "matmul"))
-    local = (variant["block_size_x"], variant["block_size_y"])
+    local = variants()[winner]
+    kernel = Kernel(source, "matmul", defines={"block_size_x": local[0], "block_size_y": local[1]})
     if not client.server.is_obtained(kernel):
         raise RuntimeError("hit overhead: the winner kernel is not obtained")
     candidate = tunable.candidates[winner]

@@ -167,8 +167,3 @@ def workload(size: int | None = None) -> np.ndarray:
     partial = cla.empty(stream.queue, GROUPS, np.float32)
     PARTIAL_SUM(stream, partial, dst, n)
     return partial.get()
-
-
-def kernel_count() -> int:
-    """Distinct kernels the workload obtains (stages + every candidate's kernel)."""
-    return STAGES + 3 + 4
