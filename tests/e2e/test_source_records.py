@@ -11,7 +11,8 @@ import pytest
 
 from clmodes.source_records import MAGIC
 from clmodes.store import FILENAME
-from support.subprocesses import RUNTIMES, last_json, require_runtime, run_python
+from support.subprocesses import (RUNTIMES, RUN_WORKLOAD, last_json, require_runtime,
+                                  run_python, spawn_python)
 
 POCL_MAGIC = b"poclbin\x00"
 
@@ -133,3 +134,28 @@ def replace_payload(store, payload: bytes) -> None:
         connection.execute("UPDATE binaries SET binary=?, sha256=?",
                            (sqlite3.Binary(payload), hashlib.sha256(payload).hexdigest()))
     connection.close()
+
+
+def test_three_processes_warming_at_once_share_one_store_and_one_pocl_cache(tmp_path):
+    """Records are written by several processes at once (the same batches, the same
+    PoCL cache folder): every warm succeeds, the store is whole, and a later process
+    computes right with nothing built from source and nothing warned."""
+    runtime, cache, store = pocl(), tmp_path / "pocl-cache", tmp_path / "store"
+    warm = ("import logging, clmodes\nfrom support import tunables\n"
+            "logging.basicConfig(level=logging.WARNING)\nclmodes.warm(tunables.workload)\n")
+    procs = [spawn_python(warm, store, CLMODES_DEVICE=runtime, POCL_KERNEL_CACHE="1",
+                          POCL_CACHE_DIR=str(cache)) for _ in range(3)]
+    outputs = [proc.communicate(timeout=600) for proc in procs]
+    for proc, (_, stderr) in zip(procs, outputs):
+        assert proc.returncode == 0, stderr
+        assert "Traceback" not in stderr and "WARNING" not in stderr, stderr
+    connection = sqlite3.connect(store / FILENAME)
+    assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    connection.close()
+    stored = payloads(store)
+    assert stored and all(p.startswith(MAGIC) for p in stored), [p[:24] for p in stored]
+    later = last_json(run_python(RUN_WORKLOAD, store, CLMODES_DEVICE=runtime,
+                                 POCL_KERNEL_CACHE="1", POCL_CACHE_DIR=str(cache)))
+    assert later["demo_ok"] and later["tuned_ok"], later
+    assert later["source_builds"] == 0 and later["compilation"]["compiled"] == 0, later
+    assert later["compilation"]["loaded"] > 0 and later["autotune"]["keys"] == 0, later
