@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from clmodes.execution import Counter, ProcessMode, misses, process_mode, tally
 from clmodes.execution.misses import Miss, MissKind
@@ -38,14 +39,11 @@ from clmodes.measure import measurement_stream
 from clmodes.runtime import runtime_of
 from clmodes.stream import Stream
 from clmodes.tune.decisions.cache import TuneKey, canonical_key
-from clmodes.tune.reporting.scoring import Cost, score
 from clmodes.tune.answers import verify
 from clmodes.tune.answers.answering import graded_answer, settle
 from clmodes.tune.search.budget import Budget
 from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.checking.candidates import Candidate, CandidateSet, Listed, Searched
-from clmodes.tune.fleet import sharing
-from clmodes.tune.decisions.coordination import measure_or_adopt
 from clmodes.tune.checking.identity import decision_problem
 from clmodes.tune.checking.comparison import Tolerance
 from clmodes.records.tune import TuneRecord
@@ -54,7 +52,14 @@ from clmodes.tune.checking.reference import checking_of
 from clmodes.tune.search.space import TuningSpace
 from clmodes.tune.search.starts import Start, StartSpec
 from clmodes.tune.search.strategies import DEFAULT_STRATEGY, Strategy
-from clmodes.tune.tuner import Tuner
+
+# The Tuner, the fleet hook, the coordination between processes and the roofline scoring
+# are imported at the first key measured: a process whose every key is stored (a warmed
+# start, ci/bench/bench_warm_start.py) measures nothing, and they were 5 of clmodes.tune's
+# 22 ms of import.
+if TYPE_CHECKING:
+    from clmodes.tune.reporting.scoring import Cost
+    from clmodes.tune.tuner import Tuner
 
 log = logging.getLogger("clmodes")
 
@@ -97,7 +102,7 @@ class Tunable:
         *,
         measure_args: MeasureArgs | None = None,
         policy: RacePolicy = RacePolicy(),
-        cost: Cost | None = None,
+        cost: "Cost | None" = None,
         space: TuningSpace | None = None,
         launch: Callable[..., object] | None = None,
         strategy: Strategy | None = None,
@@ -282,12 +287,17 @@ class Tunable:
 
     # -- a miss ------------------------------------------------------------------------
 
-    def _tuner(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> Tuner:
+    def _tuner(self, stream: Stream, args: tuple[object, ...], key: TuneKey) -> "Tuner":
+        from clmodes.tune.fleet import sharing
+        from clmodes.tune.tuner import Tuner
+
         return Tuner(key, self.choices, stream, args, runtime_of(stream).store, self.policy,
                      self.measure_args, self._describe(key), self.budget, sharing.current(),
                      self.checking)
 
     def _tune(self, caller: Stream, args: tuple[object, ...], key: TuneKey) -> str:
+        from clmodes.tune.decisions.coordination import measure_or_adopt
+
         with unrecorded():
             record = measure_or_adopt(
                 runtime_of(caller).store, (key.model, key.tunable, key.key, key.candidates),
@@ -299,6 +309,8 @@ class Tunable:
         """A decision measured here (counted as a key tuned), not yet stored."""
         entry = self._tuner(caller, args, key).run()
         if self.cost is not None:
+            from clmodes.tune.reporting.scoring import score
+
             entry = score(entry, caller.device, self.cost, args, self._describe(key))
         tally(Counter.KEYS)
         self._log_decision(caller, key, entry)
