@@ -194,13 +194,12 @@ def capture(store: Store, device: Device, held: HeldProgram, units: set[str],
     if kept_as_source(device):
         # The whole batch, as built: PoCL's cache holds this program, not a subset's.
         batch, payload = held.source, SourceRecord(held.source.source, held.source.options).encode()
-        holds = set(batch.keys)
     else:
         found = _binary(device, held, units, build)
         if found is None:
             return False
         batch, payload = found
-        holds = set(batch.keys)
+    holds = set(batch.keys)
     rows = [(key, o.name, _arg_rows(o.args)) for key, o in held.kernels.items()
             if o.unit in units and o.unit in holds]
     store.put_binary(device.fingerprint.exact, batch.content_hash, batch.keys, payload, rows)

@@ -15,7 +15,7 @@ to load binaries (docs/decisions/pocl-source-records.md).
 The trap: a record is only as fast as PoCL's cache is warm. A user who clears
 `~/.cache/pocl`, or runs with the cache off, pays full builds again: correct (the text is
 the batch's, byte for byte; the kernel key already covers every header's content) but
-slow, so such a load is logged. A bundle never carries a record: export builds it and
+slow; each such build's time is logged (debug, `building.build_source`). A bundle never carries a record: export builds it and
 ships the binary, since the machine that installs the bundle has no such cache yet
 (`programs.binary_of`).
 

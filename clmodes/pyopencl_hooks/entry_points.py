@@ -73,7 +73,9 @@ def _text_of(module: object) -> str:
     """A module's source text, read as a file: `inspect.getsource` tokenizes it, and this
     check runs in every process that installs the hooks (a warmed start: 7 ms of ~300)."""
     path = getattr(module, "__file__", None)
-    try:
-        return Path(path).read_text(encoding="utf-8") if path else inspect.getsource(module)  # type: ignore[arg-type]
-    except (OSError, UnicodeDecodeError):
-        return inspect.getsource(module)  # type: ignore[arg-type]
+    if path:
+        try:
+            return Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            pass
+    return inspect.getsource(module)  # type: ignore[arg-type]
