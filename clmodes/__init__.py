@@ -39,9 +39,6 @@ from clmodes.kernel import Kernel
 from clmodes.store import Store
 from clmodes.runtime import default_store, set_cache_dir
 from clmodes.stream import Stream
-from clmodes.cache_size import prune
-from clmodes.store.pruning import PruneReport
-from clmodes.checking import CheckReport, check
 from clmodes.execution.misses import Miss, StrictMissError
 from clmodes import capture  # noqa: F401 - registers the override capture (capture.py)
 from clmodes import reads  # noqa: F401 - registers the read watch under compile modes (reads.py)
@@ -53,6 +50,9 @@ from clmodes import lazy as _lazy
 from typing import TYPE_CHECKING  # noqa: E402
 
 if TYPE_CHECKING:
+    from clmodes.cache_size import prune
+    from clmodes.checking import CheckReport, check
+    from clmodes.store.pruning import PruneReport
     from clmodes.probing import ProbePolicy, ProbeResult, probe
     from clmodes.roofline import roofline_fraction
     from clmodes.tune import (
@@ -71,6 +71,10 @@ _LAZY = {
     **dict.fromkeys(("ProbePolicy", "ProbeResult", "probe"), "clmodes.probing"),
     "roofline_fraction": "clmodes.roofline",
     "warm": "clmodes.warming",
+    # Maintenance and `clmodes check`: a command's, never a running workload's.
+    "prune": "clmodes.cache_size",
+    "PruneReport": "clmodes.store.pruning",
+    **dict.fromkeys(("CheckReport", "check"), "clmodes.checking"),
 }
 
 

@@ -12,6 +12,7 @@ source is another kernel, so a store never serves the binary of the old text.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import re
@@ -65,8 +66,6 @@ class Kernel:
     # A digest of the files the source includes, as they were when the kernel was made
     # (None: it includes nothing).
     includes: str | None = dataclasses.field(repr=False)
-    key: str = dataclasses.field(compare=False, repr=False)
-    unit_key: str = dataclasses.field(compare=False, repr=False)
 
     def __init__(
         self,
@@ -91,10 +90,21 @@ class Kernel:
         object.__setattr__(self, "options", rest)
         includes = included_digest(source, rest, merged)
         object.__setattr__(self, "includes", includes)
-        # Without includes the key is what it was before they counted: stores stay valid.
-        unit = _digest([source, self.defines, rest] + ([includes] if includes else []))
-        object.__setattr__(self, "unit_key", unit)
-        object.__setattr__(self, "key", _digest([unit, name]))
+
+    # The digests are computed at first read, not in `__init__`: a library defines
+    # hundreds of kernels at import (kernels_cl: 228, two digests each) and a process
+    # launches a few of them (docs/decisions/start-and-launch-floors.md).
+    @functools.cached_property
+    def unit_key(self) -> str:
+        """The unit's digest: source, defines, options and included files' content.
+        Without includes it is what it was before they counted: stores stay valid."""
+        return _digest([self.source, self.defines, self.options]
+                       + ([self.includes] if self.includes else []))
+
+    @functools.cached_property
+    def key(self) -> str:
+        """The kernel's identity: its unit and its entry name."""
+        return _digest([self.unit_key, self.name])
 
     def __hash__(self) -> int:
         return hash(self.key)

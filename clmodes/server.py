@@ -20,6 +20,7 @@ driver that ignores `#line` file names) falls back to halving.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -29,9 +30,6 @@ import pyopencl as cl
 
 from clmodes import programs, pyopencl_hooks
 from clmodes.building import BUILD_OPTIONS, build_batch, build_log, kernel_names
-from clmodes.batch.limits import build_fixed_s, max_units
-from clmodes.batch.predefined import CompilerMacros, DeviceTraits
-from clmodes.compiler_probe import CompilerProbe
 from clmodes.device import Device
 from clmodes.errors import ClmodesError, KernelBuildError
 from clmodes.execution import Counter, LaunchMode, tally, usage
@@ -45,7 +43,9 @@ from clmodes.pyopencl_hooks.held import SourcePrograms
 from clmodes.store import Store
 
 if TYPE_CHECKING:
+    from clmodes.batch.predefined import CompilerMacros
     from clmodes.batch.program import Batch
+    from clmodes.compiler_probe import CompilerProbe
 
 log = logging.getLogger("clmodes")
 
@@ -80,9 +80,6 @@ class DeviceServer:
         # Every unit built or loaded so far -> its program: another entry point of such a
         # unit (two kernels of one source) is obtained from it without a new build.
         self._unit_programs: dict[str, HeldProgram] = {}
-        self.traits = DeviceTraits.of(device.cl_device)
-        # What its compiler predefines: asked of it when a unit reads such a name.
-        self.compiler = CompilerProbe(device, store, self.traits)
 
     # -- the compile queue -------------------------------------------------------------
 
@@ -140,6 +137,7 @@ class DeviceServer:
             # Imported here: the batch machinery (pcpp, the preprocessor, the renamer) is
             # what a source build needs, and a warmed process never builds (its start is
             # measured in ci/bench/bench_warm_start.py).
+            from clmodes.batch.limits import build_fixed_s, max_units
             from clmodes.batch.program import plan
 
             platform = self.device.platform_name
@@ -156,6 +154,16 @@ class DeviceServer:
             self._failed.update(dict.fromkeys((k.key for k in kernels), error))
             return False
         return True
+
+    @functools.cached_property
+    def compiler(self) -> CompilerProbe:
+        """What its compiler predefines, asked of it when a unit reads such a name: made at
+        the first source build, so that a process loading stored kernels never queries the
+        device's traits nor imports the probe (ci/bench/bench_warm_start.py)."""
+        from clmodes.batch.predefined import DeviceTraits
+        from clmodes.compiler_probe import CompilerProbe
+
+        return CompilerProbe(self.device, self._store, DeviceTraits.of(self.device.cl_device))
 
     def macros_for(self, options: tuple[str, ...]) -> CompilerMacros:
         """What this device's compiler predefines under these build options (as far as

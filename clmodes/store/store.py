@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clmodes.records.measurement import CandidateMeasurement
 from clmodes.records.tune import TuneRecord
-from clmodes.store import binaries, device_facts, footprint, misses, pruning, tiers, tuning
+from clmodes.store import binaries, device_facts, footprint, misses, tiers, tuning
 from clmodes.store.binaries import KernelSpec
 from clmodes.store.connection import open_store
 from clmodes.store.footprint import UseNotes
-from clmodes.store.pruning import PruneReport
 from clmodes.store.recovery import patiently
 from clmodes.store.schema import FORMAT_VERSION, KernelRow, StoreEntries, TuneRow
 from clmodes.store.transactions import Database
+
+if TYPE_CHECKING:
+    from clmodes.store.pruning import PruneReport
 
 
 class Store(Database):
@@ -284,10 +286,15 @@ class Store(Database):
         return tiers.counts(self)
 
     # -- maintenance ---------------------------------------------------------------------
+    # `pruning` is imported by the methods that use it: a process that only reads and
+    # writes entries (every warmed start) never pays its import (about 4 ms: its report
+    # dataclasses and SQL; docs/decisions/start-and-launch-floors.md).
 
     def info(self) -> dict[str, Any]:
         """Location, bytes, and entries per device model (tune results) and, under each
         model, per exact device + driver (program binaries and indexed kernels)."""
+        from clmodes.store import pruning
+
         return pruning.info(self)
 
     def entry_bytes(self) -> int:
@@ -300,11 +307,15 @@ class Store(Database):
         tune lease holds, in one transaction; then
         compact the file if at least `compact_at` of it is free pages (0: whenever
         something was evicted). See `pruning`. A read-only store is left as it is."""
+        from clmodes.store import pruning
+
         return pruning.prune(self, self.uses, max_size, compact_at)
 
     def clear(self, model: str | None = None) -> int:
         """Delete every entry, or those of one device model (all its drivers). Returns the
         number of entries deleted."""
+        from clmodes.store import pruning
+
         return pruning.clear(self, model)
 
 

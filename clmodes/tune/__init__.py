@@ -21,24 +21,40 @@ The machinery's names are not exported (`decisions.cache.TuneCache`, `TuneKey`;
 `search.strategies.run_search`, the driver of a strategy without OpenCL that benchmarks
 and tests use)."""
 
+from typing import TYPE_CHECKING
+
+from clmodes import lazy as _lazy
 from clmodes.tune import bucket
-from clmodes.tune.search.budget import Budget
-from clmodes.tune.checking.comparison import Tolerance
-from clmodes.tune.measuring.racing import Measurement, RacePolicy, RunsAs
-from clmodes.tune.tunable import Tunable
-from clmodes.tune.search.restriction import RestrictionError
-from clmodes.tune.search.space import TuningSpace
-from clmodes.tune.search.strategies import (
-    DEFAULT_STRATEGY,
-    Exhaustive,
-    Genetic,
-    LocalSearch,
-    ModelGuided,
-    RandomSample,
-    Search,
-    Strategy,
-)
-from clmodes.tune.variants import Variant, grid, kernel_variants
+
+if TYPE_CHECKING:
+    from clmodes.tune.search.budget import Budget
+    from clmodes.tune.checking.comparison import Tolerance
+    from clmodes.tune.measuring.racing import Measurement, RacePolicy, RunsAs
+    from clmodes.tune.tunable import Tunable
+    from clmodes.tune.search.restriction import RestrictionError
+    from clmodes.tune.search.space import TuningSpace
+    from clmodes.tune.search.strategies import (
+        DEFAULT_STRATEGY, Exhaustive, Genetic, LocalSearch, ModelGuided, RandomSample, Search,
+        Strategy,
+    )
+    from clmodes.tune.variants import Variant, grid, kernel_variants
+
+# Each name loads its module at first use (`clmodes.lazy`): `from clmodes.tune import
+# LocalSearch` loads one strategy, not five, and a warmed process loads only what its
+# tunables name (ci/bench/bench_warm_start.py).
+_STRATEGIES = "clmodes.tune.search.strategies"
+_LAZY = {
+    "Budget": "clmodes.tune.search.budget",
+    "Tolerance": "clmodes.tune.checking.comparison",
+    **dict.fromkeys(("Measurement", "RacePolicy", "RunsAs"), "clmodes.tune.measuring.racing"),
+    "Tunable": "clmodes.tune.tunable",
+    "RestrictionError": "clmodes.tune.search.restriction",
+    "TuningSpace": "clmodes.tune.search.space",
+    **dict.fromkeys(("DEFAULT_STRATEGY", "Exhaustive", "Genetic", "LocalSearch", "ModelGuided",
+                     "RandomSample", "Search", "Strategy"), _STRATEGIES),
+    **dict.fromkeys(("Variant", "grid", "kernel_variants"), "clmodes.tune.variants"),
+}
+__getattr__, __dir__ = _lazy.on_first_use(globals(), _LAZY)
 
 __all__ = [
     "Budget",

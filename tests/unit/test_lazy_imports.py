@@ -37,3 +37,40 @@ def test_their_public_names_resolve_on_first_use() -> None:
     loaded = loaded_after("import clmodes\nassert clmodes.Tunable.__name__ == 'Tunable'\n"
                           "from clmodes import warm, probe, roofline_fraction, LocalSearch")
     assert {"clmodes.tune.tunable", "clmodes.warming", "clmodes.probing", "clmodes.roofline"} <= loaded
+
+
+MAINTENANCE = ("clmodes.store.pruning", "clmodes.cache_size", "clmodes.checking",
+               "clmodes.compiler_probe", "clmodes.batch.predefined")
+
+
+def test_import_clmodes_loads_no_maintenance_nor_compiler_probe() -> None:
+    """Pruning, `clmodes check` and the compiler probe are a command's or a source build's:
+    a warmed start pays none of them (ci/bench/bench_warm_start.py)."""
+    loaded = loaded_after("import clmodes\nclmodes.Store")
+    assert not loaded & set(MAINTENANCE), sorted(loaded & set(MAINTENANCE))
+    named = loaded_after("from clmodes import prune, PruneReport, check, CheckReport")
+    assert {"clmodes.store.pruning", "clmodes.cache_size", "clmodes.checking"} <= named
+
+
+def test_a_tune_name_loads_its_own_strategy_only() -> None:
+    loaded = loaded_after("from clmodes.tune import LocalSearch, Tunable")
+    others = {"clmodes.tune.search.strategies." + s
+              for s in ("exhaustive", "genetic", "model_guided", "random_sample", "running")}
+    assert not loaded & others, sorted(loaded & others)
+    assert "clmodes.tune.search.strategies.genetic" in loaded_after("from clmodes.tune import Genetic")
+
+
+def test_kernel_digests_are_computed_at_first_read_and_stay_what_they_were() -> None:
+    """`Kernel.key` is read lazily (hundreds of kernels defined at a library's import),
+    and is the digest stores were written under: the JSON of its parts, SHA-256."""
+    import hashlib
+    import json as _json
+
+    from clmodes.kernel import Kernel
+
+    kernel = Kernel("kernel void f(global int *a) { a[0] = N; }", "f", {"N": 3}, ["-cl-mad-enable"])
+    assert "key" not in vars(kernel) and "unit_key" not in vars(kernel)
+    unit = hashlib.sha256(_json.dumps([kernel.source, [["N", "3"]], ["-cl-mad-enable"]]).encode()).hexdigest()
+    assert kernel.unit_key == unit
+    assert kernel.key == hashlib.sha256(_json.dumps([unit, "f"]).encode()).hexdigest()
+    assert hash(kernel) == hash(kernel.key) and kernel == Kernel(kernel.source, "f", {"N": "3"}, ["-cl-mad-enable"])

@@ -25,15 +25,31 @@ measurements than `LocalSearch` to reach 1.05 of the best
 (docs/decisions/model-guided-search.md).
 """
 
+from typing import TYPE_CHECKING
+
+from clmodes import lazy as _lazy
 from clmodes.tune.search.strategies.base import DEFAULT_GENERATION, Results, Search, SearchBase, Strategy
-from clmodes.tune.search.strategies.exhaustive import Exhaustive
-from clmodes.tune.search.strategies.genetic import Genetic
 from clmodes.tune.search.strategies.local_search import LocalSearch
-from clmodes.tune.search.strategies.model_guided import ModelGuided
-from clmodes.tune.search.strategies.random_sample import RandomSample
-from clmodes.tune.search.strategies.running import run_search
+
+if TYPE_CHECKING:
+    from clmodes.tune.search.strategies.exhaustive import Exhaustive
+    from clmodes.tune.search.strategies.genetic import Genetic
+    from clmodes.tune.search.strategies.model_guided import ModelGuided
+    from clmodes.tune.search.strategies.random_sample import RandomSample
+    from clmodes.tune.search.strategies.running import run_search
 
 DEFAULT_STRATEGY = LocalSearch
+
+# The other strategies load at first use (`clmodes.lazy`): a process that names none of
+# them (every process on the default, a warmed one above all) never pays their import.
+_LAZY = {
+    "Exhaustive": "clmodes.tune.search.strategies.exhaustive",
+    "Genetic": "clmodes.tune.search.strategies.genetic",
+    "ModelGuided": "clmodes.tune.search.strategies.model_guided",
+    "RandomSample": "clmodes.tune.search.strategies.random_sample",
+    "run_search": "clmodes.tune.search.strategies.running",
+}
+__getattr__, __dir__ = _lazy.on_first_use(globals(), _LAZY)
 
 __all__ = ["DEFAULT_GENERATION", "DEFAULT_STRATEGY", "Exhaustive", "Genetic", "LocalSearch",
            "ModelGuided", "RandomSample", "Results", "Search", "SearchBase", "Strategy", "run_search"]
