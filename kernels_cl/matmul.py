@@ -342,8 +342,8 @@ SPACE_TUNABLES: dict[str, Tunable] = {
 def tunable(dtype_name: str) -> Tunable:
     """The matmul tunable in use: the GEMM space searched from `start_configs` (the
     default), or with `KERNELS_CL_MATMUL=candidates` the 15 hand-written candidates (read
-    at each call, like the workloads' sizes). Measured side by side by
-    `ci/bench/bench_matmul_default.py` (README, "The matmul default")."""
+    at each call, like the workloads' sizes). Measured side by side by the former
+    `ci/bench/bench_matmul_default.py` at commit 2fb9fda (docs/decisions/search-starts.md)."""
     return (SPACE_TUNABLES if settings.MATMUL.get() == "space" else TUNABLES)[dtype_name]
 
 

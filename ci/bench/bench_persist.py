@@ -7,7 +7,7 @@ launches included.
         [--separate-max N] [--generic-work-groups]
 
 On the device `$CLMODES_DEVICE` names (default: the first usable one), for each K, K fresh
-small units (`batch_size_units.py`: one kernel, two helpers, a loop) obtained and then
+small units (`SMALL` below: one kernel, two helpers, a loop) obtained and then
 launched once each (PoCL generates each kernel's work-group function at its first enqueue,
 so a build alone leaves that part out; the figure is build + first launches + finish):
 
@@ -59,6 +59,7 @@ if "--pocl-cache" in sys.argv[1:]:  # PoCL's kernel cache on, as users have it, 
 
     os.environ.update(POCL_KERNEL_CACHE="1", POCL_CACHE_DIR=_tempfile.mkdtemp(prefix="pocl-"))
 
+import itertools  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -68,9 +69,76 @@ import numpy as np  # noqa: E402
 import pyopencl as cl  # noqa: E402
 
 import clmodes  # noqa: E402
-from batch_size_units import raw_unit, salted  # noqa: E402
 from clmodes import Kernel, ProcessMode, ProcessModeOverride  # noqa: E402
 from clmodes.runtime import Runtime  # noqa: E402
+
+# One small unit: a kernel, two helpers and a loop, with a common header inlined ("@"
+# stands for the unit's fresh suffix). It was the small unit of the former
+# `ci/bench/bench_batch_size.py` (`batch_size_units.py`; commit 2fb9fda).
+SMALL = """\
+// small unit @
+#ifndef CLM_COMMON_H
+#define CLM_COMMON_H
+#define REAL float
+#define ZERO 0.0f
+#define ONE 1.0f
+#ifdef USE_FMA
+#define MAD(c, a, b) c = fma((a), (b), (c))
+#else
+#define MAD(c, a, b) c += (a) * (b)
+#endif
+#define IDX2(r, c, ld) ((r) * (ld) + (c))
+#endif
+#ifndef TAPS
+#define TAPS 16
+#endif
+#define SCALE 0.5f
+
+inline REAL clamp01@(REAL x) { return fmin(fmax(x, ZERO), ONE); }
+
+inline REAL poly@(REAL x, REAL a, REAL b) { return (a * x + b) * x + SCALE; }
+
+__kernel void small@(__global const REAL* restrict src, __global REAL* restrict dst,
+                     const int n, const REAL a, const REAL b) {
+  const int gid = get_global_id(0);
+  if (gid >= n) return;
+  REAL acc = ZERO;
+  for (int k = 0; k < TAPS; ++k) {
+    const int j = min(gid + k, n - 1);
+#ifdef USE_CLAMP
+    MAD(acc, clamp01@(poly@(src[j], a, b)), ONE);
+#else
+    MAD(acc, poly@(src[j], a, b), ONE);
+#endif
+  }
+  dst[gid] = acc / (REAL)TAPS;
+}
+#undef TAPS
+#undef SCALE
+#undef CLM_COMMON_H
+#undef REAL
+#undef ZERO
+#undef ONE
+#undef MAD
+#undef IDX2
+"""
+_fresh = itertools.count(1)
+_run_token = time.time_ns() % 10**12
+
+
+def raw_unit() -> tuple[str, list[str]]:
+    """A small unit with fresh names that concatenates with any other (every macro
+    #undef'd at its end): (source, kernel names)."""
+    suffix = f"_u{next(_fresh)}"
+    return SMALL.replace("@", suffix), [f"small{suffix}"]
+
+
+def salted(sources: list[str]) -> str:
+    """`sources` as one program no earlier build in this run (or cache) has seen."""
+    n = next(_fresh)
+    return (f"// salt {_run_token}-{n}\n#define SALT {_run_token}{n:06d}\n"
+            + "\n".join(sources) + "#undef SALT\n")
+
 
 N = 64
 BUILD_OPTIONS = ["-cl-kernel-arg-info"]
@@ -100,15 +168,15 @@ class Raw:
     def read_binary(self, k: int) -> float:
         """Seconds of reading the BINARIES of a K-unit batch built and launched (untimed):
         what a capture adds to the in-memory path by itself, whatever clmodes does."""
-        prg = self.program([raw_unit("small") for _ in range(k)])
+        prg = self.program([raw_unit() for _ in range(k)])
         return timed(lambda: prg.get_info(cl.program_info.BINARIES))
 
     def separate(self, k: int) -> None:
         for _ in range(k):
-            self.program([raw_unit("small")])
+            self.program([raw_unit()])
 
     def batch(self, k: int) -> None:
-        self.program([raw_unit("small") for _ in range(k)])
+        self.program([raw_unit() for _ in range(k)])
 
 
 class Clmodes:
@@ -124,7 +192,7 @@ class Clmodes:
 
     def run(self, k: int) -> None:
         kernels = [Kernel(source, names[0]) for source, names in
-                   (raw_unit("small") for _ in range(k))]
+                   (raw_unit() for _ in range(k))]
 
         def launch_all() -> None:
             for kernel in kernels:

@@ -4,7 +4,7 @@ clmodes' strategies against Kernel Tuner's, both replayed on the same recorded t
 
     python ci/bench/bench_search_replay.py [--seeds 10] [--budget 200] [--fixture PATH ...]
                                      [--no-fixtures] [--no-synthetic] [--smoke]
-                                     [--json OUT] [--surrogates]
+                                     [--json OUT]
 
 Why: time to quality (`bench_quality.py`) is the number of configs a strategy needs
 times what each config costs (its build, PoCL's first-launch code generation, its
@@ -27,15 +27,9 @@ configs; a different objective per seed). Prints, per objective and strategy, th
 median over seeds of the configs needed (budget+1 when never) and the share of seeds
 that got there, then clmodes' best median over Kernel Tuner's best.
 
-`--surrogates` (budget 160 unless given; needs optuna, the `bench` extra): which
-surrogate for a model-guided strategy, on the same objectives and count, without
-Kernel Tuner: scikit-learn's extra trees (`ModelGuided`) against optuna's TPE sampler
-driven through the same ask/tell loop (each config it asks is one trial over
-categorical parameters; an invalid or already measured one is told as failed and asked
-again, up to 50 times, then a random valid config, as a restricted space forces), with
-`LocalSearch` and `RandomSample` beside. The choice it informed is
-docs/decisions/model-guided-search.md (it was `ci/bench/surrogate_choice.py` until
-folded in here).
+Its `--surrogates` mode (ModelGuided's extra trees against optuna's TPE sampler, the
+comparison behind docs/decisions/model-guided-search.md) was retired after that decision;
+it can still be read at commit 2fb9fda (`git show 2fb9fda:ci/bench/bench_search_replay.py`).
 """
 
 from __future__ import annotations
@@ -57,65 +51,13 @@ sys.path.insert(0, str(HERE))
 
 import benchlib  # noqa: E402
 import kt_harness  # noqa: E402
-from clmodes import Budget, LocalSearch, ModelGuided, RandomSample, TuningSpace  # noqa: E402
+from clmodes import Budget, LocalSearch, ModelGuided, TuningSpace  # noqa: E402
 from clmodes.tune.search.strategies import run_search  # noqa: E402
-from clmodes.tune.search.strategies.base import SearchBase  # noqa: E402
 from kernels_cl.gemm import GEMM_RESTRICTIONS, GEMM_SPACE  # noqa: E402
 
 TARGET = 1.05
 KT_STRATEGIES = ("random_sample", "greedy_ils", "bayes_opt", "genetic_algorithm")
 KERNEL = "replayed"  # the cache's kernel name; nothing is compiled in simulation mode
-
-
-class TPE:
-    """optuna's TPE sampler as an ask/tell strategy (this comparison only)."""
-
-    def __init__(self, seed: int = 0, generation: int = 8) -> None:
-        self.seed, self.generation = seed, generation
-
-    def start(self, space):
-        return _TPESearch(space, self.seed, self.generation)
-
-
-class _TPESearch(SearchBase):
-    def __init__(self, space, seed: int, generation: int) -> None:
-        import optuna
-
-        super().__init__(space, generation, seed)
-        optuna.logging.set_verbosity(optuna.logging.WARNING)
-        self.optuna = optuna
-        self.study = optuna.create_study(sampler=optuna.samplers.TPESampler(
-            seed=seed, multivariate=True, constant_liar=True, n_startup_trials=8))
-        self.distributions = {p: optuna.distributions.CategoricalDistribution(list(space.values(p)))
-                              for p in space.params}
-        self.pending: dict[str, object] = {}
-
-    def ask(self):
-        chosen, fallback = [], []
-        for _ in range(self.generation):
-            for _attempt in range(50):
-                trial = self.study.ask(self.distributions)
-                config = dict(trial.params)
-                name = self.space.name(config)
-                if self.space.is_valid(config) and not self.seen(name) and name not in self.pending:
-                    self.pending[name] = trial
-                    chosen.append(config)
-                    break
-                self.study.tell(trial, state=self.optuna.trial.TrialState.FAIL)
-            else:
-                fallback += self.random_unseen(1)  # marked asked already
-        return self.propose(chosen) + fallback
-
-    def tell(self, results):
-        super().tell(results)
-        for name, seconds in results.items():
-            trial = self.pending.pop(name, None)
-            if trial is None:
-                continue
-            if seconds is None:
-                self.study.tell(trial, state=self.optuna.trial.TrialState.FAIL)
-            else:
-                self.study.tell(trial, math.log(seconds))
 
 
 def to_quality(space, value, strategy, budget: int, within: float = 1.05) -> int:
@@ -223,50 +165,19 @@ def replay(label: str, space: TuningSpace, values: Callable[[int], Callable[[dic
             "ratio_configs_ours_over_kernel_tuner": ratio}
 
 
-def surrogates(fixtures: list[Path], seeds: int, budget: int,
-               synthetic: bool = True) -> dict[str, dict]:
-    """ModelGuided's trees against TPE (and LocalSearch, RandomSample) on every objective."""
-    import bench_strategies
-
-    makers = {"extra trees (ModelGuided)": lambda s: ModelGuided(seed=s),
-              "TPE (optuna)": lambda s: TPE(seed=s), "local search": lambda s: LocalSearch(seed=s),
-              "random": lambda s: RandomSample(budget, seed=s)}
-    results: dict[str, dict] = {}
-    for label, space, value in objectives(fixtures):
-        if value is None and not synthetic:
-            continue
-        print(f"\n{label}: {len(space)} configs; measurements to within 1.05 "
-              f"(median over {seeds} seeds, budget {budget})", flush=True)
-        for name, make in makers.items():
-            counts = [to_quality(space, value if value is not None else
-                                 bench_strategies.objective(seed, "rugged"), make(seed), budget)
-                      for seed in range(seeds)]
-            results.setdefault(label, {})[name] = found = summary(counts, budget)
-            print(f"  {name:<28} {found['median']:>6.0f}  ({found['reached']:.0%} reached) "
-                  f"{counts}", flush=True)
-    return results
-
-
 def main(argv=None) -> int:
     parser = benchlib.parser(__doc__, json_type=Path,
                              smoke_help="seconds: 2 seeds, budget 40, the recorded spaces only")
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--budget", type=int, default=None, help="200 (--surrogates: 160)")
+    parser.add_argument("--budget", type=int, default=200)
     parser.add_argument("--fixture", action="append", type=Path)
     parser.add_argument("--no-fixtures", action="store_true", help="the synthetic objective only")
     parser.add_argument("--no-synthetic", action="store_true", help="the recorded spaces only")
-    parser.add_argument("--surrogates", action="store_true",
-                        help="ModelGuided's trees against optuna's TPE, no Kernel Tuner")
     args = parser.parse_args(argv)
-    args.budget = args.budget or (160 if args.surrogates else 200)
     if args.smoke:
         args.seeds, args.budget, args.no_synthetic = 2, 40, True
     fixtures = [] if args.no_fixtures else (args.fixture or sorted(
         (HERE.parents[1] / "tests" / "fixtures" / "spaces").glob("*.json")))
-    if args.surrogates:
-        benchlib.write_json(args.json, surrogates(fixtures, args.seeds, args.budget,
-                                                  not args.no_synthetic))
-        return 0
     kernel_tuner = kt_harness.import_kernel_tuner("bench_search_replay.py")
     if kernel_tuner is None:
         return 2

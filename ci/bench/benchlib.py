@@ -30,18 +30,11 @@ clmodes' own parts, these internals (each for the reason given; nothing else):
   flushed as the exit handler flushes them, timed.
 - `clmodes.tune.measuring.finals`, `.racing.sample` (bench_decisions): the tune's own
   decision rules replayed on re-measured samples.
-- `clmodes.tune.reporting.report.tuned_keys` (bench_matmul_default): each key's winner
-  and every config its tune measured, read from a store.
-- `clmodes.tune.search.strategies.run_search`, `.base.SearchBase` (bench_strategies,
-  bench_search_replay; docs/tuning.md): a search without OpenCL, and optuna's TPE as
-  a strategy of that loop.
-- `clmodes.bundle` (bundle_import, bundle_refusal, pocl_native, bench_remote;
-  docs/trust.md): install, export and keys; `poclbin` and `loading` to cut a PoCL
-  binary's native code and run the load check's own steps.
+- `clmodes.tune.search.strategies.run_search` (bench_strategies, bench_search_replay;
+  docs/tuning.md): a search without OpenCL.
+- `clmodes.bundle` (bundle_import, bench_remote; docs/trust.md): install, export and keys.
 - `clmodes.remote`, `clmodes.store` rows (bench_remote, its --hostile; docs/remote.md):
   a remote configured per measurement in one process, and a publish driven directly.
-- `clmodes.pyopencl_hooks.installed` (bench_pyopencl_code): the plain side really ran
-  without clmodes' hooks.
 """
 
 from __future__ import annotations

@@ -82,10 +82,6 @@ BENCHES: tuple[Bench, ...] = (
     Bench("persist_pocl_cache", "bench_persist.py", "the same with PoCL's kernel cache on "
           "(its default; every unit fresh, so it serves no side), three reps",
           args=("--pocl-cache", "--reps", "3"), long=True, runtime="PoCL"),
-    Bench("batch_size", "bench_batch_size.py", "build time against units per build "
-          "(raw pyopencl)", devices="list", long=True),
-    Bench("gemm_batch", "bench_gemm_batch.py", "GEMM build time against configs per build",
-          long=True),
     Bench("quality", "bench_quality.py", "time to a config within 1.05 of the best known: "
           "clmodes' default strategy against Kernel Tuner's four (GEMM space, 60 s "
           "budgets, 3 seeds; CLBlast's Xgemm with `--spaces xgemm`), and apart from them "
@@ -98,20 +94,6 @@ BENCHES: tuple[Bench, ...] = (
           long=True, needs=("kernel_tuner", "sklearn")),
     Bench("strategies", "bench_strategies.py", "search strategies on synthetic objectives "
           "(no OpenCL)", devices="none", long=True),
-    Bench("matmul_default", "bench_matmul_default.py", "the MLP warm: GEMM space against "
-          "the hand-written candidates", devices="list", long=True, smoke="setup"),
-    Bench("bundle_refusal", "bench_bundle_refusal.py", "memory and time of refusing a hostile "
-          "bundle, against its size", devices="none", long=True),
-    Bench("pocl_native", "bench_pocl_native.py", "PoCL's first launches from imported "
-          "binaries with and without their shared objects", devices="first", long=True,
-          runtime="PoCL"),
-    Bench("parallel_compile", "bench_parallel_compile.py", "a generation's programs built "
-          "in threads against serially, on every CPU and on one", long=True),
-    Bench("pocl_generic", "bench_pocl_generic.py", "GEMM configs' device times with PoCL's "
-          "generic work-group functions against its specialized ones", devices="first",
-          long=True, runtime="PoCL"),
-    Bench("pyopencl_code", "bench_pyopencl_code.py", "a pyopencl-array workload: cold "
-          "pyopencl against a warmed clmodes process", devices="each", long=True),
     Bench("first_result", "bench_first_result.py", "existing pyopencl programs, unchanged "
           "(the test corpus): whole-process time to first result per program, plain cold, "
           "plain with pyopencl's (on PoCL: PoCL's) cache, `clmodes run` cold, warmed, and on "

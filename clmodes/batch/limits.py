@@ -1,9 +1,9 @@
 """What a build costs per runtime: how many units one build may hold (past it, one bigger
 build stops paying), and the fixed cost of one build (what batching a unit saves at most).
 
-Measured with `ci/bench/bench_batch_size.py` (build time against units in one program,
-against one build per unit); docs/decisions/batch-size.md has the table. `$CLMODES_MAX_BATCH` overrides
-the units per build (a positive integer).
+Measured by the former `ci/bench/bench_batch_size.py` at commit 2fb9fda (build time against
+units in one program, against one build per unit); docs/decisions/batch-size.md has the
+figures. `$CLMODES_MAX_BATCH` overrides the units per build (a positive integer).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class BuildCosts:
     fixed_s: float
 
 
-# Platform name substring (lower case) -> its builds (`bench_batch_size.py`: PoCL
+# Platform name substring (lower case) -> its builds (docs/decisions/batch-size.md: PoCL
 # 0.15-0.25 s fixed, Intel's CPU runtime ~50 ms). A GPU driver's fixed cost is larger (a
 # build there runs a device back end; 0.3 s is below what NVIDIA's and AMD's drivers
 # take for a small program), so an unknown platform batches more.

@@ -24,8 +24,8 @@ of a child come after all its default ones (`steps_for`). Only shipped shapes ar
 launched: any other one would make PoCL generate code from the bitcode (tens of ms a
 kernel) and check nothing shipped.
 
-Why launch rather than ship no native code (measured by ci/bench/bench_pocl_native.py:
-8 small loop kernels, 3 reps, the 2-core machine at load ~1.9): the check costs ~3 ms a
+Why launch rather than ship no native code (measured by the former
+ci/bench/bench_pocl_native.py at commit 2fb9fda, docs/decisions/bundle-load-check.md: 8 small loop kernels, 3 reps, the 2-core machine at load ~1.9): the check costs ~3 ms a
 kernel on PoCL 3.0 and ~6 ms on 3.1 (dlopen and symbol 0.3 ms, the specialized launch
 2-4 ms, the generic one 0.6-1.4 ms; no second child, the generic step reuses the
 program its load built); regenerating a kernel's code from the bitcode would cost a

@@ -5,7 +5,7 @@ benchmarks, one on a device and one without OpenCL, merged into an earlier repor
 kept: the runner's steps, the report and the page), every `ci/bench/bench_*.py`
 registered, and each registered script *imported* in this process (an import that broke
 with a renamed API fails here without a child process per script). Each script's own
-`--smoke` run (27 child processes, minutes) is marked `bench_smoke` and runs only when
+`--smoke` run (one child process per registered benchmark, minutes) is marked `bench_smoke` and runs only when
 asked: `python -m pytest -m bench_smoke`, or `ci/bench/run --smoke` (every script, each
 device). A script whose smoke is "run" must exit 0 and write its JSON with at least one
 ratio; one whose smoke is "setup" must exit 0 and write its JSON.
@@ -31,6 +31,8 @@ import suite  # noqa: E402
 TIMEOUT_S = 240
 # The runner's smoke in the suite: one benchmark on a device, one without OpenCL.
 RUNNER_SMOKE = ("probe", "strategies")
+# A benchmark no longer registered, as a retired script's runs stay in an earlier report.
+RETIRED = "batch_size"
 
 
 @pytest.mark.bench_smoke
@@ -124,7 +126,8 @@ def test_the_runner_runs_merges_and_writes_its_report(tmp_path: Path) -> None:
     steps (device labels through the usable-device choice, an absent selector skipped,
     the report, the page) on one benchmark on a device and one without OpenCL, and
     `--merge`: the benchmarks run replace their own runs on the page and the earlier
-    report's others are kept, each with its date."""
+    report's others are kept, each with its date, but for those of a benchmark no longer
+    registered (a retired script), which leave the report and the page."""
     import subprocess
 
     out, doc = tmp_path / "latest.json", tmp_path / "benchmarks.md"
@@ -133,11 +136,13 @@ def test_the_runner_runs_merges_and_writes_its_report(tmp_path: Path) -> None:
                "runs": [{"bench": bench, "script": f"bench_{bench}.py", "what": bench,
                          "device": "-", "status": "ok", "seconds": 1.0, "load_before": 0.5,
                          "load_after": 0.5} for bench in ("core", "strategies")]
-               + [{"bench": "probe", "script": "bench_probe.py", "what": "probe",
+               + [{"bench": bench, "script": f"bench_{bench}.py", "what": bench,
                    "device": "intel", "status": "ok", "seconds": 1.0, "load_before": 0.5,
-                   "load_after": 0.5}],
+                   "load_after": 0.5} for bench in ("probe", RETIRED)],
                "rows": [{"bench": bench, "script": f"bench_{bench}.py", "device": "-",
-                         "figure": "old_ratio", "value": 9.0} for bench in ("core", "strategies")]}
+                         "figure": "old_ratio", "value": 9.0} for bench in ("core", "strategies", RETIRED)],
+               "curves": [{"bench": RETIRED, "device": "intel", "title": "t", "moments_s": [1],
+                           "lines": {}}]}
     out.write_text(json.dumps(earlier))
     done = subprocess.run(
         [sys.executable, str(BENCH / "run"), "--smoke", "--only", ",".join(RUNNER_SMOKE),
@@ -168,6 +173,40 @@ def test_the_runner_runs_merges_and_writes_its_report(tmp_path: Path) -> None:
     assert (tmp_path / "kept" / "strategies-none.log").exists()
     assert [r["bench"] for r in report["rows"] if r["figure"] == "old_ratio"] == ["core"]
     assert "Merged (`ci/bench/run --merge`)" in doc.read_text()
+    assert RETIRED not in json.dumps(report) and RETIRED not in doc.read_text()
+
+
+def test_render_drops_retired_benchmarks_and_runs_nothing(tmp_path: Path) -> None:
+    """`ci/bench/run --render`: the report and the page written again from the report
+    alone (no benchmark runs, no device is opened), without a retired benchmark's runs,
+    rows and curves."""
+    import subprocess
+
+    assert RETIRED not in suite.by_name()
+
+    out, doc = tmp_path / "latest.json", tmp_path / "benchmarks.md"
+    earlier = {"date": "2026-01-01T00:00:00+00:00", "smoke": False,
+               "machine": {"cpu": "Old CPU", "cores": 2, "arch": "x86_64", "os": "Linux",
+                           "python": "3.11"},
+               "versions": {"clmodes": "0", "commit": "old1", "pyopencl": "1", "pocl": [],
+                            "platforms": []},
+               "devices": ["intel"], "merged": True,
+               "runs": [{"bench": bench, "script": f"bench_{bench}.py", "what": bench,
+                         "device": "intel", "status": "ok", "seconds": 1.0, "load_before": 0.5,
+                         "load_after": 0.5} for bench in ("core", RETIRED)],
+               "rows": [{"bench": bench, "script": f"bench_{bench}.py", "device": "intel",
+                         "figure": "x_ratio", "value": 2.0} for bench in ("core", RETIRED)],
+               "curves": [{"bench": RETIRED, "device": "intel", "title": "t", "moments_s": [1],
+                           "lines": {}}]}
+    out.write_text(json.dumps(earlier))
+    done = subprocess.run([sys.executable, str(BENCH / "run"), "--render", "--out", str(out),
+                           "--doc", str(doc)], capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert [r["bench"] for r in report["runs"]] == ["core"]
+    assert [r["bench"] for r in report["rows"]] == ["core"] and report["curves"] == []
+    assert report["date"] == earlier["date"] and report["machine"] == earlier["machine"]
+    assert "## core" in doc.read_text() and RETIRED not in doc.read_text()
 
 
 def test_quality_keeps_runs_started_from_known_configs_out_of_the_search_ratio() -> None:

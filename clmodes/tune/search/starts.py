@@ -13,9 +13,10 @@ is queued, the budget counts them, a stored measurement of one is reused.
 Why a device callable and not one list: the best regions of a GEMM on a CPU (no local
 memory staging, wide vectors) and on a GPU (staged tiles) are far apart, and on PoCL a
 config that stages through local memory costs several times the code generation at its
-first launch of one that does not (`kernels_cl.gemm`; ci/bench/bench_gemm_batch.py
-measures first launches per config): starting a CPU
-tune from GPU configs would cost more than the whole tune should.
+first launch of one that does not (`kernels_cl.gemm`; first launches per config were
+measured by the former `ci/bench/bench_gemm_batch.py` at commit 2fb9fda,
+docs/decisions/generation-size.md): starting a CPU tune from GPU configs would cost more
+than the whole tune should.
 
 The start is part of what a decision is about (the tunable's checksum), like the strategy:
 a changed start is a new decision, with every stored measurement reused.
