@@ -131,6 +131,21 @@ def missing(bench: Bench) -> list[str]:
     return absent
 
 
+def of_runtime(runtime: str, selectors: list[str]) -> list[str]:
+    """The selectors ("pocl", "intel", "1") whose first usable device is of `runtime`."""
+    from clmodes.selection import choose
+    import clmodes
+
+    found = []
+    for selector in selectors:
+        try:
+            if choose(selector, clmodes.usability).fingerprint.vendor == runtime:
+                found.append(selector)
+        except (clmodes.NoDeviceError, clmodes.DeviceUnusableError):
+            pass
+    return found
+
+
 def command(bench: Bench, out: Path, *, smoke: bool = False,
             devices: list[str] | None = None) -> list[str]:
     """The command line of one run of `bench`, writing its JSON to `out`."""
