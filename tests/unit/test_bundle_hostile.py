@@ -342,8 +342,8 @@ def test_refusing_a_large_hostile_bundle_holds_no_copy_of_it(large_bundles, sign
     streamed over the file and the signature checked over a map of it (refusing a
     tampered bundle once took about five times the file's size); "oversized" is the good
     bundle under a size limit below its size, refused before it is read. (The former
-    `ci/bench/bench_bundle_refusal.py`, commit 2fb9fda, measured the same at 500 MB:
-    docs/trust.md, Size.)"""
+    `ci/bench/bench_bundle_refusal.py`, commit 2fb9fda, measured the same at 500 MB;
+    its figures are in docs/trust.md under "Size".)"""
     import subprocess
     import sys
 
