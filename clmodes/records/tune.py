@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import platform
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +24,9 @@ from clmodes.records.fields import count, number, text, texts
 from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped, Outcome, drop_from_json
 
 RECORD_VERSION = 1  # records without "record_version" are version 0
+# This machine's node name: the `host` of a decision measured here, and what tells a
+# decision imported from another machine (`TuneRecord.untimed_on`).
+HOST = platform.node()
 
 
 class MalformedRecord(ClmodesError, ValueError):
@@ -221,6 +225,16 @@ class TuneRecord:
         again here, so in this version's layout."""
         spread = dataclasses.replace(self.spread or SpreadInfo(), adopted_on=node)
         return dataclasses.replace(self, spread=spread, version=RECORD_VERSION, source=None)
+
+    def untimed_on(self, host: str = HOST) -> bool:
+        """Was this decision never timed on `host`: graded from another model, or measured
+        on another host, and not verified there since (`tune.answers.verify`)? A record
+        without a host predates the field: it is left alone."""
+        if self.verified is not None:
+            return False
+        if self.grade != "exact":
+            return True
+        return self.host is not None and self.host != host
 
     @classmethod
     def from_json(cls, obj: object, strict: bool = False) -> TuneRecord:

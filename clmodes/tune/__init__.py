@@ -29,7 +29,8 @@ from clmodes.tune import bucket
 if TYPE_CHECKING:
     from clmodes.tune.search.budget import Budget
     from clmodes.tune.checking.comparison import Tolerance
-    from clmodes.tune.measuring.racing import Measurement, RacePolicy, RunsAs
+    from clmodes.tune.measuring.policy import RacePolicy, RunsAs
+    from clmodes.tune.measuring.racing import Measurement
     from clmodes.tune.tunable import Tunable
     from clmodes.tune.search.restriction import RestrictionError
     from clmodes.tune.search.space import TuningSpace
@@ -46,7 +47,8 @@ _STRATEGIES = "clmodes.tune.search.strategies"
 _LAZY = {
     "Budget": "clmodes.tune.search.budget",
     "Tolerance": "clmodes.tune.checking.comparison",
-    **dict.fromkeys(("Measurement", "RacePolicy", "RunsAs"), "clmodes.tune.measuring.racing"),
+    "Measurement": "clmodes.tune.measuring.racing",
+    **dict.fromkeys(("RacePolicy", "RunsAs"), "clmodes.tune.measuring.policy"),
     "Tunable": "clmodes.tune.tunable",
     "RestrictionError": "clmodes.tune.search.restriction",
     "TuningSpace": "clmodes.tune.search.space",

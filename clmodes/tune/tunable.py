@@ -39,24 +39,24 @@ from clmodes.measure import measurement_stream
 from clmodes.runtime import runtime_of
 from clmodes.stream import Stream
 from clmodes.tune.decisions.cache import TuneKey, canonical_key
-from clmodes.tune.answers import verify
 from clmodes.tune.search.budget import Budget
 from clmodes.tune.bucket import RuleSpec, bucketed, rules_of
 from clmodes.tune.checking.candidates import Candidate, CandidateSet, Listed, Searched
 from clmodes.tune.checking.identity import decision_problem
-from clmodes.tune.checking.comparison import Tolerance
 from clmodes.records.tune import TuneRecord
-from clmodes.tune.measuring.racing import RacePolicy
-from clmodes.tune.checking.reference import checking_of
+from clmodes.tune.measuring.policy import RacePolicy
+from clmodes.tune.checking.rule import checking_of
 from clmodes.tune.search.space import TuningSpace
 from clmodes.tune.search.starts import Start, StartSpec
 from clmodes.tune.search.strategies import DEFAULT_STRATEGY, Strategy
 
-# The Tuner, the fleet hook, the coordination between processes, the roofline scoring
-# and the nearest-device answers are imported at the first key measured or answered: a
-# process whose every key is stored (a warmed start, ci/bench/bench_warm_start.py)
-# measures nothing, and they were 5 of clmodes.tune's 22 ms of import.
+# The Tuner, the fleet hook, the coordination between processes, the roofline scoring,
+# the nearest-device answers and their verification (which races) are imported at the
+# first key measured or answered: a process whose every key is stored (a warmed start,
+# ci/bench/bench_warm_start.py) measures nothing, and they were 5 of clmodes.tune's 22 ms
+# of import, then the verification's race and inputs ~5 ms more.
 if TYPE_CHECKING:
+    from clmodes.tune.checking.comparison import Tolerance
     from clmodes.tune.reporting.scoring import Cost
     from clmodes.tune.tuner import Tuner
 
@@ -212,12 +212,14 @@ class Tunable:
 
     def _note_unverified(self, key: TuneKey, record: TuneRecord) -> None:
         """Remember an answer not measured here (`tune.answers.verify` times it)."""
-        if verify.pending(record):
+        if record.untimed_on():
             self._unverified[key] = record
 
     def _verified(self, stream: Stream, args: tuple[object, ...], key: TuneKey,
                   winner: str) -> str:
         """An answer not measured here, timed once (`tune.answers.verify`) when the mode says so."""
+        from clmodes.tune.answers import verify  # an answer's: see the imports
+
         record, mode = self._unverified.get(key), process_mode()
         if record is not None and mode is ProcessMode.COMPILE_ONLY:
             with unrecorded():

@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import platform
 import time
 from collections.abc import Callable
 from clmodes._version import __version__
@@ -41,8 +40,9 @@ from clmodes.tune.measuring.known import Known
 from clmodes.tune.measuring.inputs import Replaced, log_replaced, replace_unwritten
 from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped
 from clmodes.tune.measuring.racing import Measurement, RacePolicy, Round, race
-from clmodes.records.tune import FinalInfo, TuneRecord
-from clmodes.tune.checking.reference import Checker, Checking
+from clmodes.records.tune import HOST, FinalInfo, TuneRecord
+from clmodes.tune.checking.reference import Checker
+from clmodes.tune.checking.rule import Checking
 from clmodes.tune.fleet.sharing import Entry, Sharing
 from clmodes.tune.search.spending import Spending
 from clmodes.tune.fleet.spreading import measurer_for
@@ -50,7 +50,6 @@ from clmodes.tune.search.strategies.running import Tell, drive
 
 log = logging.getLogger("clmodes")
 
-HOST = platform.node()
 NOT_MEASURED = Dropped(Drop.OTHER, "not measured")  # raced, yet neither kept nor dropped
 MeasureArgs = Callable[..., tuple[object, ...]]
 

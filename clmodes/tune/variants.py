@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from clmodes.errors import KernelLaunchError
 from clmodes.kernel import DefineValue, Kernel
 from clmodes.stream import Stream
-from clmodes.tune.measuring.racing import Candidate
+from clmodes.tune.checking.candidates import Candidate
 
 LocalSize = tuple[int, ...]
 

@@ -74,3 +74,18 @@ def test_kernel_digests_are_computed_at_first_read_and_stay_what_they_were() -> 
     assert kernel.unit_key == unit
     assert kernel.key == hashlib.sha256(_json.dumps([unit, "f"]).encode()).hexdigest()
     assert hash(kernel) == hash(kernel.key) and kernel == Kernel(kernel.source, "f", {"N": "3"}, ["-cl-mad-enable"])
+
+
+RACE_AND_CHECK = ("clmodes.tune.measuring.racing", "clmodes.tune.measuring.timing",
+                  "clmodes.tune.measuring.inputs", "clmodes.tune.answers.verify",
+                  "clmodes.tune.checking.reference", "clmodes.tune.checking.comparison")
+
+
+def test_defining_tunables_loads_no_race_and_no_check() -> None:
+    """kernels_cl defines its Tunables at import; a warmed process (every key stored) never
+    races nor checks, so their machinery loads at the first key measured or answered."""
+    loaded = loaded_after("import kernels_cl.workloads")
+    assert not loaded & set(RACE_AND_CHECK), sorted(loaded & set(RACE_AND_CHECK))
+    tolerance = loaded_after("import clmodes\nclmodes.Tunable('t', key=len, candidates={'a': print},"
+                             " tolerance=clmodes.Tolerance(rtol=1e-3))")
+    assert "clmodes.tune.checking.comparison" in tolerance

@@ -6,7 +6,8 @@ import pytest
 
 from clmodes import Tolerance
 from clmodes.tune.checking.comparison import default_tolerance, disagreement
-from clmodes.tune.checking.reference import Checker, Checking
+from clmodes.tune.checking.reference import Checker
+from clmodes.tune.checking.rule import Checking
 from clmodes.records.measurement import CandidateMeasurement
 
 

@@ -1,4 +1,5 @@
-"""Which answers are verified here and what a race's result decides (`clmodes.tune.answers.verify`)."""
+"""Which answers are verified here (`TuneRecord.untimed_on`) and what a race's result decides
+(`clmodes.tune.answers.verify`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 from clmodes.execution import ProcessMode
 from clmodes.records.tune import TuneRecord
-from clmodes.tune.answers.verify import TOLERANCE, Verdict, due, pending, runner_up
+from clmodes.tune.answers.verify import TOLERANCE, Verdict, due, runner_up
 
 
 @pytest.mark.parametrize("record, expected", [
@@ -16,8 +17,8 @@ from clmodes.tune.answers.verify import TOLERANCE, Verdict, due, pending, runner
     ({"winner": "a", "host": "me", "grade": "family"}, True),      # graded
     ({"winner": "a", "host": "build-1", "verified": {"kept": True}}, False),  # once
 ])
-def test_pending(record, expected):
-    assert pending(TuneRecord.from_json(record), host="me") is expected
+def test_untimed_on(record, expected):
+    assert TuneRecord.from_json(record).untimed_on("me") is expected
 
 
 def test_the_runner_up_is_the_fastest_other_current_candidate():

@@ -19,7 +19,6 @@ import dataclasses
 import functools
 import logging
 import math
-import platform
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,10 +26,11 @@ from typing import Any
 from clmodes import settings
 from clmodes.execution import ProcessMode
 from clmodes.measure import build_queued, gather, measurement_stream, scratch_copies
-from clmodes.records.tune import TuneRecord
+from clmodes.records.tune import HOST, TuneRecord
 from clmodes.stream import Stream
 from clmodes.tune.measuring.inputs import log_replaced, replace_unwritten
-from clmodes.tune.measuring.racing import RacePolicy, race
+from clmodes.tune.measuring.policy import RacePolicy
+from clmodes.tune.measuring.racing import race
 
 log = logging.getLogger("clmodes")
 
@@ -40,17 +40,6 @@ ENV = settings.VERIFY.name
 TOLERANCE = 1.10  # re-tune when the runner-up's median is under the winner's / 1.10
 POLICY = RacePolicy(warmup=1, first_samples=5, total_samples=5, drop_ratio=math.inf,
                     screen_ratio=None, finalists=2)
-HOST = platform.node()
-
-
-def pending(record: TuneRecord, host: str = HOST) -> bool:
-    """Was this decision never timed here? Graded from another model, or measured on
-    another host (a record without a host predates the field: left alone)."""
-    if record.verified is not None:
-        return False
-    if record.grade != "exact":
-        return True
-    return record.host is not None and record.host != host
 
 
 def due(mode: ProcessMode) -> bool:

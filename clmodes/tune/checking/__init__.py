@@ -1,8 +1,8 @@
 """Candidates, their identity and their checking: what a tune chooses among
 (`candidates.CandidateSet`: hand-written candidates, or a space searched by a strategy,
 and a checksum of what the set is), what code each candidate is (`identity`: the keys of
-the kernels it launches), and whether its output is the reference's (`reference.Checker`
-runs it, `comparison` compares host arrays).
+the kernels it launches), and whether its output is the reference's (`rule.Checking`: the
+Tunable's rule; `reference.Checker` runs it, `comparison` compares host arrays).
 
 Read first: `identity.py`. The decision this package holds: a stored decision and a
 stored measurement stand only while every candidate they measured still launches the

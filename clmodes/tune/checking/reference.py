@@ -33,49 +33,14 @@ import pyopencl.array as cla
 
 from clmodes.measure import NothingLaunched, executing
 from clmodes.stream import Stream
-from clmodes.tune.checking.comparison import Tolerance, disagreement
+from clmodes.tune.checking.comparison import disagreement
 from clmodes.records.measurement import WRONG, CandidateMeasurement, Drop, Dropped, Outcome
 from clmodes.records.tune import CheckInfo
+from clmodes.tune.checking.rule import Checking
 
 log = logging.getLogger("clmodes")
 
 Candidate = Callable[..., object]
-
-
-@dataclasses.dataclass(frozen=True)
-class Checking:
-    """A Tunable's rule for checking its candidates: against which candidate (None: the
-    first that runs), within which tolerance for floats (None: by dtype), on which
-    argument positions (None: every buffer argument)."""
-
-    reference: str | None = None
-    tolerance: Tolerance | None = None
-    positions: tuple[int, ...] | None = None
-
-
-def checking_of(owner: str, check: object, reference: object, tolerance: object,
-                get: Callable[[str], Candidate | None]) -> Checking | None:
-    """A Tunable's `check=`, `reference=` and `tolerance=` as its rule (None: off), or a
-    ValueError naming the argument at fault."""
-    if check is False:
-        if reference is not None or tolerance is not None:
-            raise ValueError(f"{owner}: reference= and tolerance= need check= on")
-        return None
-    positions: tuple[int, ...] | None = None
-    if check is not True:
-        try:
-            positions = tuple(check)  # type: ignore[call-overload,arg-type]  # validated below
-        except TypeError:
-            positions = None
-        if positions is None or not all(isinstance(p, int) and not isinstance(p, bool)
-                                        and p >= 0 for p in positions):
-            raise ValueError(f"{owner}: check= must be True, False or argument positions "
-                             f"(ints >= 0), got {check!r}")
-    if reference is not None and (not isinstance(reference, str) or get(reference) is None):
-        raise ValueError(f"{owner}: reference={reference!r} is not one of its candidates")
-    if tolerance is not None and not isinstance(tolerance, Tolerance):
-        raise ValueError(f"{owner}: tolerance= must be a clmodes.Tolerance, got {tolerance!r}")
-    return Checking(reference, tolerance, positions)
 
 
 @dataclasses.dataclass

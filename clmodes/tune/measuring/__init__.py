@@ -1,8 +1,9 @@
 """Measuring: how a tune times its candidates and decides between them. Every timing goes
 through the process's timer (`timing.Timer`: profiling events, or recorded seconds
-replayed), a generation is raced (`racing.race`: warm-up, screening, rounds, drops), the
-finalists meet in a final of paired rounds (`finals`), and what a tune knows of each
-candidate is kept as it is learnt (`known.Known`). Candidates run on scratch copies of the
+replayed), a generation is raced (`racing.race`: warm-up, screening, rounds, drops, by
+the knobs of `policy.RacePolicy`), the finalists meet in a final of paired rounds
+(`finals`), and what a tune knows of each candidate is kept as it is learnt
+(`known.Known`). Candidates run on scratch copies of the
 caller's arguments, unwritten memory replaced (`inputs`).
 
 Read first: `racing.py`, then `finals.py`. The decision this package holds: measurements

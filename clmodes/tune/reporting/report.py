@@ -18,14 +18,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 import logging
-import platform
 import statistics
 from typing import Any
 
 from clmodes.errors import ClmodesError
 from clmodes.store import FORMAT_VERSION, Store, TuneRow
 from clmodes.records.measurement import CandidateMeasurement, Drop, legacy_drop
-from clmodes.records.tune import Cost, FinalInfo, parsed
+from clmodes.records.tune import HOST, Cost, FinalInfo, parsed
 
 log = logging.getLogger("clmodes")
 
@@ -251,7 +250,7 @@ class TunedKey:
             return "remote"
         if self.host is None:
             return "unknown"
-        return "here" if self.host == (node or platform.node()) else "imported"
+        return "here" if self.host == (node or HOST) else "imported"
 
     def summary(self) -> dict[str, Any]:
         """One row of `tune list --json`."""
