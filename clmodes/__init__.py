@@ -20,19 +20,12 @@ from clmodes.errors import (
     TuneError,
 )
 from clmodes.execution import (
-    AutotuneStatistics,
-    CompilationStatistics,
-    ExecutionStatistics,
     LaunchMode,
     ProcessMode,
     ProcessModeOverride,
-    ReadStatistics,
     StatisticsCollector,
-    StatisticsReader,
     StreamMode,
     StreamModeOverride,
-    WarmPass,
-    WorkloadFailure,
     process_mode,
 )
 from clmodes.kernel import Kernel
@@ -50,6 +43,10 @@ from clmodes import lazy as _lazy
 from typing import TYPE_CHECKING  # noqa: E402
 
 if TYPE_CHECKING:
+    from clmodes.execution.statistics import (
+        AutotuneStatistics, CompilationStatistics, ExecutionStatistics, ReadStatistics,
+        StatisticsReader, WarmPass, WorkloadFailure,
+    )
     from clmodes.cache_size import prune
     from clmodes.checking import CheckReport, check
     from clmodes.store.pruning import PruneReport
@@ -65,6 +62,10 @@ if TYPE_CHECKING:
 # tunable, a probe or a warm needs, and none of them what a process running a pyopencl
 # program or loading warmed kernels needs (`clmodes run`, ci/bench/bench_warm_start.py).
 _LAZY = {
+    # Statistics snapshots: a reader's, not every process's (`execution/statistics.py`).
+    **dict.fromkeys(("AutotuneStatistics", "CompilationStatistics", "ExecutionStatistics",
+                     "ReadStatistics", "StatisticsReader", "WarmPass", "WorkloadFailure"),
+                    "clmodes.execution.statistics"),
     **dict.fromkeys(("Budget", "Exhaustive", "Genetic", "LocalSearch", "ModelGuided", "RacePolicy",
                      "RandomSample", "RunsAs", "Tolerance", "Tunable", "TuningSpace", "Variant",
                      "kernel_variants"), "clmodes.tune"),

@@ -25,7 +25,7 @@ import pyopencl as cl
 
 from clmodes.execution import overrides
 from clmodes.execution.modes import ProcessMode
-from clmodes.execution.statistics import Counter
+from clmodes.execution.counters import Counter
 
 log = logging.getLogger("clmodes")
 

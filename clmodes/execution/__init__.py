@@ -13,17 +13,22 @@ from clmodes.execution.overrides import (
     process_mode,
     tally,
 )
-from clmodes.execution.statistics import (
-    AutotuneStatistics,
-    CompilationStatistics,
-    Counter,
-    ExecutionStatistics,
-    ReadStatistics,
-    StatisticsCollector,
-    StatisticsReader,
-    WarmPass,
-    WorkloadFailure,
-)
+from clmodes.execution.counters import Counter, StatisticsCollector
+from clmodes import lazy as _lazy
+
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:
+    from clmodes.execution.statistics import (
+        AutotuneStatistics, CompilationStatistics, ExecutionStatistics, ReadStatistics,
+        StatisticsReader, WarmPass, WorkloadFailure,
+    )
+
+# The snapshots load when first read (`clmodes.lazy`): every launch counts, but a process
+# that never reads its statistics (a warmed start) need not make their dataclasses.
+__getattr__, __dir__ = _lazy.on_first_use(globals(), dict.fromkeys(
+    ("AutotuneStatistics", "CompilationStatistics", "ExecutionStatistics", "ReadStatistics",
+     "StatisticsReader", "WarmPass", "WorkloadFailure"), "clmodes.execution.statistics"))
 
 __all__ = [
     "AutotuneStatistics",

@@ -25,7 +25,7 @@ from clmodes.execution.modes import (
     default_stream_mode,
     resolve_launch_mode,
 )
-from clmodes.execution.statistics import Counter, StatisticsCollector
+from clmodes.execution.counters import Counter, StatisticsCollector
 
 
 

@@ -15,9 +15,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import TYPE_CHECKING
 
 from clmodes.execution.registry import LiveRegistry
-from clmodes.execution.statistics import OutsideStatistics
+
+if TYPE_CHECKING:
+    from clmodes.execution.statistics import OutsideStatistics
 
 WHY = "pyopencl programs on a context clmodes does not manage"
 NO_NAMES = "a program without kernels"  # what a kernel-less program outside is noted as
@@ -48,6 +51,9 @@ class OutsideLog:
                 self._launches.setdefault(name, 0)
 
     def report(self) -> OutsideStatistics:
+        # A warm's or a check's: the hooks load with every process, their report seldom.
+        from clmodes.execution.statistics import OutsideStatistics
+
         with self._lock:
             names = tuple(sorted(self._launches))
             return OutsideStatistics(len(names), sum(self._launches.values()), names)

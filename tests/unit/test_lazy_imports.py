@@ -89,3 +89,11 @@ def test_defining_tunables_loads_no_race_and_no_check() -> None:
     tolerance = loaded_after("import clmodes\nclmodes.Tunable('t', key=len, candidates={'a': print},"
                              " tolerance=clmodes.Tolerance(rtol=1e-3))")
     assert "clmodes.tune.checking.comparison" in tolerance
+
+
+def test_counting_loads_no_statistics_snapshots() -> None:
+    """Every launch counts (`execution.counters`); the snapshots are a reader's."""
+    loaded = loaded_after("import clmodes")
+    assert "clmodes.execution.statistics" not in loaded
+    read = loaded_after("import clmodes\nassert clmodes.ExecutionStatistics().compilation.kernels == 0")
+    assert "clmodes.execution.statistics" in read
