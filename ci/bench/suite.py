@@ -18,7 +18,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from benchlib import child_env, loadavg_1min as load_1min, usable_devices
 
@@ -131,19 +133,28 @@ def missing(bench: Bench) -> list[str]:
     return absent
 
 
-def of_runtime(runtime: str, selectors: list[str]) -> list[str]:
-    """The selectors ("pocl", "intel", "1") whose first usable device is of `runtime`."""
+def selected_devices(selectors: list[str],
+                     skipped: Callable[[str, Exception], None] = lambda selector, error: None
+                     ) -> dict[str, Any]:
+    """Each selector ("pocl", "intel", "1") -> the device the scripts' `--device SELECTOR`
+    gets (its first usable match, a `clmodes.Device`); `skipped(selector, error)` for one
+    that matches none."""
     from clmodes.selection import choose
     import clmodes
 
-    found = []
+    found = {}
     for selector in selectors:
         try:
-            if choose(selector, clmodes.usability).fingerprint.vendor == runtime:
-                found.append(selector)
-        except (clmodes.NoDeviceError, clmodes.DeviceUnusableError):
-            pass
+            found[selector] = choose(selector, clmodes.usability)
+        except (clmodes.NoDeviceError, clmodes.DeviceUnusableError) as error:
+            skipped(selector, error)
     return found
+
+
+def of_runtime(runtime: str, selectors: list[str]) -> list[str]:
+    """The selectors whose first usable device is of `runtime`, in their order."""
+    return [selector for selector, device in selected_devices(selectors).items()
+            if device.fingerprint.vendor == runtime]
 
 
 def command(bench: Bench, out: Path, *, smoke: bool = False,
