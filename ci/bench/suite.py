@@ -174,13 +174,29 @@ def ratios(value: object, prefix: str = "") -> dict[str, float]:
         for key, item in value.items():
             found.update(ratios(item, f"{prefix}.{key}" if prefix else str(key)))
     elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found.update(ratios(item, f"{prefix}[{index}]"))
+        labels = [label(item, index) for index, item in enumerate(value)]
+        if len(set(labels)) < len(labels):  # names that repeat would overwrite figures
+            labels = [str(index) for index in range(len(value))]
+        for name, item in zip(labels, value):
+            found.update(ratios(item, f"{prefix}[{name}]"))
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         words = set(re.split(r"[^a-z0-9]+", prefix.lower().rsplit(".", 1)[-1]))
         if words & {"ratio", "fraction", "speedup", "over"} and "target" not in words:
             found[prefix] = float(value)
     return found
+
+
+def label(item: object, index: int) -> str:
+    """A list item's name in a ratio's path: its `family` or `name` ("exhaustive"), else its
+    size (`n=256`), else its index: `sizes[n=256].runs[exhaustive]` says which figure it
+    is where `sizes[0].runs[2]` did not."""
+    if isinstance(item, dict):
+        for key in ("family", "name"):
+            if isinstance(item.get(key), str) and item[key]:
+                return str(item[key])
+        if isinstance(item.get("n"), int) and not isinstance(item["n"], bool):
+            return f"n={item['n']}"
+    return str(index)
 
 
 def _keep(folder: Path, stem: str, result: Path, output: str) -> None:
