@@ -39,7 +39,8 @@ from clmodes.tune.checking.identity import current_identity, identity_of
 from clmodes.tune.measuring.known import Known
 from clmodes.tune.measuring.inputs import Replaced, log_replaced, replace_unwritten
 from clmodes.records.measurement import CandidateMeasurement, Drop, Dropped
-from clmodes.tune.measuring.racing import Measurement, RacePolicy, Round, race
+from clmodes.tune.measuring.policy import RacePolicy
+from clmodes.tune.measuring.racing import Measurement, Round, race
 from clmodes.records.tune import HOST, FinalInfo, TuneRecord
 from clmodes.tune.checking.reference import Checker
 from clmodes.tune.checking.rule import Checking

@@ -11,7 +11,8 @@ import statistics
 
 from clmodes.records.measurement import Drop, Dropped
 from clmodes.tune.measuring.finals import Contender, finalists, paired, play, scores, settled
-from clmodes.tune.measuring.racing import Measurement, RacePolicy, drop_slower, screen, separated
+from clmodes.tune.measuring.policy import RacePolicy
+from clmodes.tune.measuring.racing import Measurement, drop_slower, screen, separated
 
 POLICY = RacePolicy()
 

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from clmodes.records.measurement import Drop, Dropped
-from clmodes.tune.measuring.racing import Measurement, drop_slower, drop_untimed, real_timing
+from clmodes.tune.measuring.policy import real_timing
+from clmodes.tune.measuring.racing import Measurement, drop_slower, drop_untimed
 from clmodes.tune.decisions.cache import canonical_key
 
 

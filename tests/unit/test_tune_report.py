@@ -18,7 +18,7 @@ from clmodes.cli.tune_render import list_text
 from clmodes.records.measurement import CandidateMeasurement, Outcome
 from clmodes.records.tune import TuneRecord
 from clmodes.tune.measuring.finals import play
-from clmodes.tune.measuring.racing import RacePolicy
+from clmodes.tune.measuring.policy import RacePolicy
 from clmodes.store import FORMAT_VERSION, Store, StoreEntries, TuneRow
 from clmodes.tune.reporting import report, selecting
 

@@ -54,8 +54,9 @@ from collections.abc import Callable, Mapping, Sequence
 from clmodes.measure import executing
 from clmodes.records.tune import FinalInfo, Rivalry
 from clmodes.stream import Stream
-from clmodes.tune.measuring.racing import (Candidate, Measurement, RacePolicy, Round,
-                                           real_timing, sample, warm_up_timing)
+from clmodes.tune.measuring.policy import RacePolicy, real_timing
+from clmodes.tune.measuring.racing import (Candidate, Measurement, Round, sample,
+                                           warm_up_timing)
 
 log = logging.getLogger("clmodes")
 
