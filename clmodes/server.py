@@ -308,13 +308,28 @@ class DeviceServer:
             aliases = None if recorded is not None else self.aliases_for(kernel)
         for entry in entries:
             try:
-                return Launchable.create(
+                launchable = Launchable.create(
                     kernel.name, self.device.cl_device, self.device.label, held.program,
                     entry, recorded, aliases,
                 )
             except cl.Error:
                 continue
+            return launchable if self._serves(held, kernel, launchable) else None
         return None
+
+    @staticmethod
+    def _serves(held: HeldProgram, kernel: Kernel, launchable: Launchable) -> bool:
+        """May `held` serve `kernel` as `launchable`? A loaded program holds every unit
+        of its batch, but the store records argument info only for the kernels indexed
+        to it, and some drivers (Intel's) keep none in a program made from a binary. A
+        kernel of such a unit that the store indexes to *another* batch (two batches can
+        hold one unit: two processes built it at once) would come out of this one with
+        no argument types, and its first launch with a Python scalar fails in the
+        driver (`set_arg ... INVALID_VALUE`) although `warm` counted it loaded. So a
+        loaded program serves a kernel not indexed to it only where the driver gives
+        its argument info; otherwise the store's index decides (`_load_stored`)."""
+        return (held.source is not None or kernel.key in held.stored_args
+                or launchable.args is not None or launchable.num_args == 0)
 
     def aliases_for(self, kernel: Kernel) -> dict[str, str | None]:
         """The kernel's typedefs as its device's compiler sees them (see `PreparedUnit`)."""
