@@ -37,7 +37,7 @@ from pathlib import Path
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
     "_version lazy errors atomic sizes settings icd compiler_output execution reads records",
     "includes device discovery kernel shared_terminal progress source_records",
-    "store batch released arginfo pointer_types launch_args launch_sizes launchable",
+    "store batch released arginfo pointer_types global_indexing launch_args launch_sizes launchable",
     "device_check selection adoption pyopencl_hooks programs building compiler_probe server",
     "stream clients",
     "runtime measure probing roofline tune capture cache_size",

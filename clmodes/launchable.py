@@ -6,7 +6,10 @@ expect, and a wrong argument is reported with the kernel's name and the argument
 name and declared type instead of pyopencl's positional `arg#2`. Before the runtime sees
 a launch, its sizes are checked against the device (`launch_sizes`: some runtimes abort on
 an impossible one) and an Array's dtype against its pointer's declared type
-(`pointer_types`); both checks cost a set lookup or an identity test once passed.
+(`pointer_types`); both checks cost a set lookup or an identity test once passed. A
+buffer too small for what every work-item of the launch indexes (`global_indexing`: the
+kernel's source indexes that pointer with `get_global_id(0)` on every path) is refused
+too: the runtime would write past it and kill the process.
 
 A `pyopencl.Kernel` holds its arguments as state (set_arg, then enqueue), so two threads
 launching one kernel object would race. Each thread gets its own kernel object instead,
@@ -32,7 +35,7 @@ from clmodes.kernel import RENAMED
 from clmodes.launch_args import (
     SCALAR_DTYPES, argument_problem, guards_buffers, other_context, with_buffers)
 from clmodes.launch_sizes import SizeLimits
-from clmodes.pointer_types import PointerType, dtype_problem, pointer_type
+from clmodes.pointer_types import PointerType, dtype_problem, element_bytes, pointer_type
 from clmodes.released import RELEASED
 
 def _size(size: object) -> tuple[int, ...]:
@@ -112,17 +115,23 @@ class Launchable:
     # The last (global, local) pair found possible: the same tuples again skip hashing
     # them (an identity test; one attribute holds the pair, so threads never mix two).
     last_sizes: tuple[object, object] = (None, None)
+    # (index, element bytes) of each pointer argument every work-item indexes with
+    # `get_global_id(0)` (`global_indexing`): its buffer's size is read at each launch
+    # (an address is reused by a smaller buffer too often to remember one), ~0.1 us.
+    sized_slots: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def create(
         cls, name: str, device: cl.Device, label: str, program: cl.Program, entry: str,
         recorded: list[ArgInfo] | None = None,
         aliases: Mapping[str, str | None] | None = None,
+        indexed: frozenset[int] = frozenset(),
     ) -> "Launchable":
         """Raises `cl.Error` if the program has no kernel `entry`. `recorded`: argument
         info persisted with a binary (already resolved; some drivers' programs loaded from
         binaries lose it), used as it is when no `aliases` are given. `aliases`: the
-        unit's typedefs, to resolve the driver's argument info with."""
+        unit's typedefs, to resolve the driver's argument info with. `indexed`: the
+        pointer arguments every work-item indexes with its global id, by index."""
         first = cl.Kernel(program, entry)
         if recorded is not None and aliases is None:
             infos: list[ArgInfo] | None = recorded
@@ -144,7 +153,8 @@ class Launchable:
                          unresolved, context=program.context, buffer_slots=slots,
                          array_slots=() if slots is not None else tuple(
                              i for i in range(num_args) if infos is None or infos[i].pointer),
-                         pointer_types=dict(typed), sizes=limits, seen_sizes=limits.seen)
+                         pointer_types=dict(typed), sizes=limits, seen_sizes=limits.seen,
+                         sized_slots=_sized_slots(infos, indexed, num_args))
         launchable.spare.append(first)
         if slots is not None:
             released.watch(launchable)
@@ -201,11 +211,19 @@ class Launchable:
         # more than the checks.
         if RELEASED and not RELEASED.keys().isdisjoint(map(id, args)):
             self._refuse_buffers(args)
+        sized = self.sized_slots
+        if sized:
+            items = global_size[0]  # type: ignore[index]
+            for i, element in sized:
+                value: Any = args[i]
+                if value.__class__ is not _BUFFER or value.size < items * element:
+                    self._refuse_short(args, items)  # an Array, a mistake, too small
+                    break
         slots = self.buffer_slots
         if slots is not None:
             known = self.known_buffers
             for i in slots:
-                value: Any = args[i]
+                value = args[i]
                 kind = value.__class__
                 if kind is _BUFFER:
                     if value.int_ptr in known:
@@ -258,6 +276,23 @@ class Launchable:
         problem = self.sizes.problem(global_size, local_size)
         if problem:
             raise KernelLaunchError(f"kernel {self.name!r} on {self.device_label}: {problem}")
+
+    def _refuse_short(self, args: tuple[object, ...], items: int) -> None:
+        """Raise for a buffer smaller than the `items` elements every work-item's
+        `get_global_id(0)` reaches (an Array: the buffer the kernel would get)."""
+        if items > _INDEX_LIMIT:  # an int index wraps: what it reaches is not known
+            return
+        for i, element in self.sized_slots:
+            passed = args[i]
+            size = _bytes_passed(passed)
+            if size is not None and size < items * element:
+                info = self.args[i] if self.args is not None else None
+                where = f"{info.name}[get_global_id(0)]" if info else "it"
+                raise KernelLaunchError(self._argument_problem(
+                    i, passed, f"holds {size} bytes; {items} work-items along dimension 0 "
+                    f"need {items * element} bytes ({items} x {element}-byte elements): the kernel "
+                    f"indexes {where} on every work-item; pass a larger buffer or launch "
+                    f"fewer items"))
 
     def _dtype_problem(self, index: int, array: cla.Array) -> str | None:
         wanted = self.pointer_types.get(index)
@@ -323,7 +358,38 @@ class Launchable:
         return f"{head}{error}"
 
 
+def _sized_slots(infos: list[ArgInfo] | None, indexed: frozenset[int],
+                 num_args: int) -> tuple[tuple[int, int], ...]:
+    """(index, element bytes) of the `indexed` pointers whose element type is known."""
+    if infos is None or len(infos) != num_args:
+        return ()
+    slots = []
+    for i in sorted(indexed):
+        if i < num_args and infos[i].pointer:
+            element = element_bytes(infos[i].type_name)
+            if element is not None:
+                slots.append((i, element))
+    return tuple(slots)
+
+
+def _bytes_passed(value: object) -> int | None:
+    """The size of the buffer a launch hands the kernel for `value`; None where clmodes
+    does not read one (an image, SVM, local memory, not memory at all)."""
+    try:
+        if isinstance(value, cla.Array):
+            base = value.base_data
+            if not isinstance(base, cl.Buffer):
+                return None
+            return int(value.nbytes) if value.offset else int(base.size)
+        if isinstance(value, cl.Buffer):
+            return int(value.size)
+    except cl.Error:
+        return None
+    return None
+
+
 _BUFFER, _LOCAL = cl.Buffer, cl.LocalMemory
+_INDEX_LIMIT = 2**31  # the most items an `int` global id counts without wrapping
 # pyopencl's own `enqueue_nd_range_kernel`, under clmodes' launch hook where that is
 # installed (`pyopencl_hooks.launches`, which keeps it as `__wrapped__`). A launch here is
 # already decided by its stream; through `kernel(queue, ...)` it went through pyopencl's

@@ -58,6 +58,16 @@ def pointer_type(type_name: str) -> PointerType | None:
     return PointerType(np.dtype(scalar), _WIDTHS[width], base + width)
 
 
+def element_bytes(type_name: str) -> int | None:
+    """The bytes one element of a pointer declared as `type_name` spans (a `float3`:
+    16, as OpenCL lays it out); None for a type clmodes does not know."""
+    text = " ".join(_QUALIFIERS.sub("", type_name).replace("*", " ").split())
+    if type_name.count("*") == 1 and text in _ANY - {"void"}:
+        return 1
+    wanted = pointer_type(type_name)
+    return None if wanted is None else wanted.scalar.itemsize * wanted.width
+
+
 def dtype_problem(wanted: PointerType, dtype: np.dtype, size: int) -> str | None:
     """Why an Array of `dtype` with `size` elements does not suit `wanted`, in words."""
     leaves = _scalars_of(dtype)

@@ -36,6 +36,7 @@ from clmodes.execution import Counter, LaunchMode, tally, usage
 from clmodes.execution.misses import StrictMissError
 from clmodes.store.misses import report_kernel_misses
 from clmodes.kernel import Kernel
+from clmodes.global_indexing import indexed_pointers
 from clmodes.launchable import Launchable
 from clmodes.programs import HeldProgram, ObtainedKernel
 from clmodes.pyopencl_hooks import registry
@@ -306,11 +307,12 @@ class DeviceServer:
         else:  # loaded: the store keeps the batch, not its form; the entry point tells
             entries = [kernel.entry_name, kernel.name]
             aliases = None if recorded is not None else self.aliases_for(kernel)
+        indexed = indexed_pointers(kernel.source, kernel.name, (d for d, _ in kernel.defines))
         for entry in entries:
             try:
                 launchable = Launchable.create(
                     kernel.name, self.device.cl_device, self.device.label, held.program,
-                    entry, recorded, aliases,
+                    entry, recorded, aliases, indexed,
                 )
             except cl.Error:
                 continue
