@@ -17,6 +17,7 @@ from clmodes.errors import (
     KernelLaunchError,
     NoDeviceError,
     NothingWarmedError,
+    StoreWriteError,
     TuneError,
 )
 from clmodes.execution import (
@@ -119,6 +120,7 @@ __all__ = [
     "LaunchMode",
     "NoDeviceError",
     "NothingWarmedError",
+    "StoreWriteError",
     "ProbePolicy",
     "ProbeResult",
     "PruneReport",

@@ -1,5 +1,7 @@
-"""`python -m clmodes`: the same command as the `clmodes` script."""
+"""`python -m clmodes`: the same command as the `clmodes` script (`clmodes_start.run`).
+Python has imported the package before this line runs, so a signal in that import is
+Python's own; from here on it is the command's one line."""
 
-from clmodes.cli import run
+from clmodes_start import run
 
 run()

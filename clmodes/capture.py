@@ -86,7 +86,7 @@ def persist(used: set[str], runtimes: list[Runtime] | None = None) -> int:
         # defers, into its own transaction.
         with ExitStack() as held:
             if not store.deferring:
-                held.enter_context(store.deferred())
+                held.enter_context(store.deferred("the programs this run used"))
             # A device's clmodes batches, then the pyopencl programs built on its context.
             written += sum(client.server.persist(store, used)
                            + client.server.pyopencl.persist(store, used)

@@ -51,6 +51,14 @@ class TuneError(ClmodesError):
     """No candidate of a tunable could be measured for a key."""
 
 
+class StoreWriteError(ClmodesError):
+    """The store could not keep what a command or a warm was about to say it kept (a full
+    disk, a file another program locked or damaged for good): nothing of that block of
+    writes is in the store. Raised where the claim is made (a warm's one commit, a
+    bundle's import, a prune, a clear), so that no caller reports success (the CLI:
+    one line, exit 4)."""
+
+
 class StoreNotPersistentError(ClmodesError):
     """A warm that could keep nothing: the store fell back to memory."""
 

@@ -58,6 +58,13 @@ class Runtime:
                 self._store = Store(default_location() if self._use_default else self._location)
             return self._store
 
+    @property
+    def opened_store(self) -> Store | None:
+        """The store if this process has opened it (None: never asked for), so that a
+        caller that only reports on it does not open one."""
+        with self._lock:
+            return self._store
+
     def relocate(self, directory: Path | str | None, read_only: str | None = None) -> Store:
         """Move the store (None: in memory); returns the new one. `read_only`: why this
         process reads the store and never writes it (its writes stay in memory)."""

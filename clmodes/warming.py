@@ -93,8 +93,10 @@ def _check_persistent(store: Store, allow_memory: bool) -> None:
     nothing: say so, or refuse. One asked for in memory (`set_cache_dir(None)`) is meant."""
     if not store.fell_back:
         return
-    message = (f"the store could not be opened at {store.requested} and is in memory: "
-               "nothing warm() compiles or tunes will be kept")
+    where = (f"the store at {store.location} is read-only ({store.read_only_reason})"
+             if store.read_only else
+             f"the store could not be opened at {store.requested} and is in memory")
+    message = f"{where}: nothing warm() compiles or tunes will be kept"
     if not allow_memory:
         raise StoreNotPersistentError(
             f"{message}; fix the cache location ($CLMODES_CACHE_DIR) or allow it in memory")
@@ -149,7 +151,7 @@ def _discarded(workload: Callable[[], object], runtime: Runtime,
     reader = StatisticsReader(collector)
     store = runtime.store
     with _withdrawn_on_failure(store), \
-            TerminalProgress(reader, "warm", progress) as shown, store.deferred(), \
+            TerminalProgress(reader, "warm", progress) as shown, store.deferred("this warm"), \
             usage.recording() as used, capture.suspended(), reads.WATCH.one_warning(), \
             outside.watching() as elsewhere:
         shown.phase = "gathering"

@@ -16,7 +16,7 @@ import warnings
 
 import pyopencl
 
-from clmodes.cli.errors import UsageError, run_verb, terminated_raises
+from clmodes.cli.errors import UsageError, interruptible, run_verb, said_when_interrupted
 from clmodes.cli.exiting import exit_now
 from clmodes.cli.logs import configure
 from clmodes.cli.parser import build_parser
@@ -30,13 +30,16 @@ def main(argv: list[str] | None = None) -> int:
     # pyopencl turns any compiler output into a warning; the command is an application and
     # keeps its output clean (the library logs the compiler's output at DEBUG instead).
     warnings.filterwarnings("ignore", category=pyopencl.CompilerWarning)
+    status = 0
     try:
-        with terminated_raises():
+        # The whole command, parsing included: a signal between the verb's own handling
+        # and here once left a `Terminated` traceback and status 1.
+        with interruptible(), said_when_interrupted() as stopped:
             status = run_verb(_configured, build_parser().parse_args(argv))
-        sys.stdout.flush()  # here, not at exit, where a closed pipe is a traceback
+            sys.stdout.flush()  # here, not at exit, where a closed pipe is a traceback
     except BrokenPipeError:
         return _reader_gone()
-    return status
+    return stopped.status or status
 
 
 def run() -> None:

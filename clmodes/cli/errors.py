@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import re
 import signal
@@ -21,12 +22,15 @@ from collections.abc import Callable, Iterator
 
 import pyopencl
 
-from clmodes.errors import ClmodesError, KernelBuildError
+from clmodes.errors import ClmodesError, KernelBuildError, StoreWriteError
+from clmodes.runtime import default_runtime
 from clmodes.store import Store
 
 log = logging.getLogger("clmodes")
 
 USER_ERROR = 2  # argparse's own status for a usage mistake
+NOT_SAVED = 4  # the store refused what the command was to keep (docs/contract.md's table)
+_PARTLY = 3  # warm: the workload raised, what it gathered is kept (and here it is not)
 LOG_LINES = 12  # of a build log, shown under a build error's line
 
 
@@ -91,28 +95,45 @@ def pyopencl_build_error_text(error: Exception) -> str:
     return f"clmodes: a pyopencl program of the workload failed to build{where}: {first}{more}"
 
 
+def _saved(status: int) -> int:
+    """The verb's status, unless the store refused a write of what it reports: then one
+    line (the first failure, and how many more) and `NOT_SAVED`. A program's own failure
+    (`run`) keeps its status; the line is said all the same."""
+    store = default_runtime().opened_store
+    failures = store.failures if store is not None else ()
+    if not failures:
+        return status
+    more = f" (and {len(failures) - 1} more writes failed)" if len(failures) > 1 else ""
+    print(f"clmodes: {failures[0]}{more}", file=sys.stderr)
+    return NOT_SAVED if status in (0, _PARTLY) else status
+
+
 class Terminated(BaseException):
     """SIGTERM, raised where the command was (`terminated_raises`), so that it unwinds
     like Ctrl-C: deferred writes dropped, published decisions withdrawn, one line."""
 
 
 @contextlib.contextmanager
-def terminated_raises() -> Iterator[None]:
-    """While the block runs, SIGTERM raises `Terminated` in the main thread (not the
-    default: an instant death skips the unwinding that keeps the store all-or-nothing,
-    and the one line that says so); the handler before it is put back after (`main()`
-    also runs inside other programs, the tests among them)."""
+def interruptible() -> Iterator[None]:
+    """While the block runs, Ctrl-C raises `KeyboardInterrupt` and SIGTERM `Terminated`
+    in the main thread, so that the verb unwinds (not an instant death: that skips the
+    unwinding that keeps the store all-or-nothing, and the one line that says so); the
+    handlers before it are put back after: the `clmodes` script's (`clmodes_start`: one
+    line and 128 + the signal at once, for the command's start and end), or a program's
+    own (`main()` also runs inside other programs, the tests among them)."""
     def raise_terminated(signum: int, frame: object) -> None:
         raise Terminated()
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.signal(signal.SIGTERM, raise_terminated)
+    before_term = signal.signal(signal.SIGTERM, raise_terminated)
+    before_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, before)
+        signal.signal(signal.SIGINT, before_int)
+        signal.signal(signal.SIGTERM, before_term)
 
 
 INTERRUPTED = ("the store holds what was committed before it and nothing half-written "
@@ -122,19 +143,39 @@ INTERRUPTED = ("the store holds what was committed before it and nothing half-wr
 def run_verb(verb: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """Run `verb`; turn a user error into its one line on standard error and status 2,
     an interrupt into one line and 128 + the signal (130 for Ctrl-C, 143 for SIGTERM)."""
-    try:
+    with said_when_interrupted() as stopped:
         return _run_interruptible(verb, args)
+    return stopped.status
+
+
+@dataclasses.dataclass
+class Stopped:
+    """How an interrupted block ended: 128 + the signal (0: it was not interrupted)."""
+
+    status: int = 0
+
+
+@contextlib.contextmanager
+def said_when_interrupted() -> Iterator[Stopped]:
+    """Ctrl-C or SIGTERM inside the block: its one line on standard error, and the
+    status 128 + the signal in the `Stopped` it yields."""
+    stopped = Stopped()
+    try:
+        yield stopped
     except KeyboardInterrupt:
         print(f"clmodes: interrupted (Ctrl-C); {INTERRUPTED}", file=sys.stderr)
-        return 128 + signal.SIGINT
+        stopped.status = 128 + signal.SIGINT
     except Terminated:
         print(f"clmodes: terminated (SIGTERM); {INTERRUPTED}", file=sys.stderr)
-        return 128 + signal.SIGTERM
+        stopped.status = 128 + signal.SIGTERM
 
 
 def _run_interruptible(verb: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     try:
-        return verb(args)
+        return _saved(verb(args))
+    except StoreWriteError as error:
+        print(one_line(error), file=sys.stderr)
+        return NOT_SAVED
     except KernelBuildError as error:
         print(build_error_text(error), file=sys.stderr)
         return USER_ERROR

@@ -47,6 +47,7 @@ from urllib.parse import quote
 import platformdirs
 
 from clmodes import settings
+from clmodes._version import __version__
 from clmodes.store.recovery import (BUSY_TIMEOUT_MS, FileIdentity, identity, is_corruption,
                                     move_aside, patiently)
 from clmodes.store.schema import SCHEMA, SCHEMA_VERSION
@@ -119,9 +120,39 @@ def open_file(path: Path) -> Opened | None:
         return read_only(path, error) if path.is_file() else fallback(path, error)
 
 
-def writable(path: Path) -> Opened:
-    connection = patiently(lambda: connect(str(path)))
+def writable(path: Path) -> Opened | None:
+    try:
+        connection = patiently(lambda: connect(str(path)))
+    except NewerStore as newer:
+        return read_only(path, str(newer))  # None: not even readable (memory, said)
     return Opened(connection, path, identity(path))
+
+
+class NewerStore(Exception):
+    """A store whose schema is newer than this clmodes writes (a newer clmodes made it).
+    Written to as today's schema, every write failed on its own ("table tune has 8
+    columns but 7 values were supplied") while the command went on as if it had saved:
+    such a store is opened read-only instead, with one warning naming both versions
+    (what it holds stays readable where the columns this clmodes reads are there)."""
+
+    def __init__(self, found: int) -> None:
+        super().__init__(f"it was written by a newer clmodes: store schema {found}, and "
+                         f"this clmodes ({__version__}) writes schema {SCHEMA_VERSION}")
+        self.found = found
+
+
+def schema_of(connection: sqlite3.Connection) -> int | None:
+    """The schema version a store records (None: a new file, or not recorded)."""
+    try:
+        row = connection.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except sqlite3.OperationalError as error:
+        if "no such table" in str(error):
+            return None
+        raise
+    try:
+        return int(row[0]) if row else None
+    except (TypeError, ValueError):
+        return None
 
 
 def recover_at_open(path: Path, error: Exception, found: FileIdentity | None) -> Opened | None:
@@ -141,7 +172,7 @@ def recover_at_open(path: Path, error: Exception, found: FileIdentity | None) ->
         return fallback(path, again)
 
 
-def read_only(path: Path, why: Exception) -> Opened | None:
+def read_only(path: Path, why: Exception | str) -> Opened | None:
     """The store file opened for reading (one warning), or None if even that fails."""
     try:
         connection, reason = open_read_only(path, why)
@@ -170,6 +201,9 @@ def connect(target: str) -> sqlite3.Connection:
     try:
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if target != MEMORY:
+            found = schema_of(connection)
+            if found is not None and found > SCHEMA_VERSION:
+                raise NewerStore(found)
             connection.execute("PRAGMA journal_mode = WAL")
         connection.executescript(SCHEMA)
         connection.execute(

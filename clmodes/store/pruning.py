@@ -275,7 +275,8 @@ def prune(db: Database, notes: UseNotes, max_size: int, compact_at: float = 0.0,
         size = footprint.total_bytes(lambda sql: db.query(sql))
         return PruneReport(db.location, max_size, size, size, file_before, file_before,
                            counts([]), 0, 0, "read-only store: nothing evicted")
-    plan, orphans = patiently(lambda: prune_once(db, notes, max_size, warm_began))
+    with db.saving("the prune's evictions"):
+        plan, orphans = patiently(lambda: prune_once(db, notes, max_size, warm_began))
     evicted = counts(plan.evict)
     evicted["kernels"] += orphans
     compacted = "nothing evicted"
@@ -331,7 +332,8 @@ def clear(db: Database, model: str | None = None) -> int:
     """Delete every entry, or those of one device model (all its drivers). Returns the
     number of entries deleted (tune results, probes and binaries; the kernel index
     goes with its binaries)."""
-    return patiently(lambda: clear_once(db, model))  # re-runnable: one transaction
+    with db.saving("the clearing of its entries"):
+        return patiently(lambda: clear_once(db, model))  # re-runnable: one transaction
 
 
 def clear_once(db: Database, model: str | None) -> int:

@@ -346,7 +346,8 @@ def insert_entries(db: Database, entries: StoreEntries) -> StoreEntries:
     """Insert entries in one transaction; an entry already here wins. Returns the entries
     that were added. Re-run once (`patiently`) if it met corruption: the store was
     moved aside and a fresh one opened, which then takes the entries."""
-    return patiently(lambda: insert_once(db, entries, time.time()))
+    with db.saving(f"{sum(map(len, entries.tables().values()))} imported entries"):
+        return patiently(lambda: insert_once(db, entries, time.time()))
 
 
 def insert_once(db: Database, entries: StoreEntries, now: float) -> StoreEntries:

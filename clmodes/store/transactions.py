@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from clmodes.errors import StoreWriteError
 from clmodes.store.connection import MEMORY, Opened, connect, open_store
 from clmodes.store.schema import SCHEMA
 from clmodes.store.recovery import (BUSY_TIMEOUT_MS, confirmed, file_damaged, header_damaged,
@@ -56,6 +57,9 @@ class Database:
         self._pending: ContextVar[list[Statement] | None] = ContextVar(
             f"clmodes_store_pending_{id(self)}", default=None)
         self._adopt(opened)
+        # What this process failed to write (one line each): a command that claims to
+        # have persisted something asks (`failures`) before it says so (cli/errors.py).
+        self._failures: list[str] = []
         _open.add(self)
 
     def _adopt(self, opened: Opened) -> None:
@@ -189,7 +193,7 @@ class Database:
         old.close()
 
     @contextmanager
-    def deferred(self) -> Iterator[None]:
+    def deferred(self, what: str = "this block") -> Iterator[None]:
         """Hold this context's writes until the block ends, then commit them in one
         transaction; drop them all if the block raises. `warm()` uses this so that a
         workload that fails leaves nothing half-written in the store.
@@ -209,11 +213,41 @@ class Database:
         if not pending:
             return
         self._whole_before_commit()
-        try:
+        with self.saving(f"the {len(pending)} entries of {what}"):
             patiently(lambda: self.execute_in_transaction(pending))
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """Every write of results this process tried and the store refused, one line each
+        (bookkeeping that is tried again later, `write_if_free`, is not counted)."""
+        with self._lock:
+            return tuple(self._failures)
+
+    def note_failure(self, what: str, error: BaseException, raised: bool = False) -> str:
+        """Record a write of `what` that failed; the line a person reads. Logged as a
+        warning the first time only (a full disk refuses every write after it: one line
+        says it), and never where it is `raised` (the error carries the line)."""
+        hint = ("; free space where the store lives, or move it ($CLMODES_CACHE_DIR)"
+                if is_full(error) else "")
+        line = (f"the store at {self.location} could not record {what} ({error}); "
+                f"nothing of it was written{hint}")
+        with self._lock:
+            first = not self._failures
+            self._failures.append(line)
+        level = logging.WARNING if first and not raised else logging.DEBUG
+        log.log(level, "clmodes store %s: could not record %s (%s)", self.location, what, error)
+        return line
+
+    @contextmanager
+    def saving(self, what: str) -> Iterator[None]:
+        """A block whose writes a caller is about to report as kept: a database error in
+        it becomes `StoreWriteError` (and a failure noted), never a silent warning. Why:
+        a warm whose one commit failed on a full disk logged one warning and exited 0,
+        and the CI step after it shipped an empty store."""
+        try:
+            yield
         except sqlite3.Error as error:
-            log.warning("clmodes store %s: could not record %d entries (%s)",
-                        self.location, len(pending), error)
+            raise StoreWriteError(self.note_failure(what, error, raised=True)) from error
 
     def _whole_before_commit(self) -> None:
         """Before a deferred block's one commit (a warm's), read the whole file once
@@ -254,7 +288,7 @@ class Database:
                 patiently(lambda: self.execute_in_transaction([(sql, parameters)]))
                 return True
             except sqlite3.Error as error:
-                log.warning("clmodes store %s: write failed (%s)", self.location, error)
+                self.note_failure(f"an entry ({sql.split()[0].lower()})", error)
                 return False
 
     def write_if_free(self, statements: list[Statement], wait_s: float) -> bool:
@@ -311,7 +345,7 @@ class Database:
             try:
                 return patiently(run)
             except sqlite3.Error as error:
-                log.warning("clmodes store %s: delete failed (%s)", self.location, error)
+                self.note_failure("a deletion", error)
                 return 0
 
     def execute_in_transaction(self, statements: list[Statement]) -> None:
@@ -347,6 +381,15 @@ class Database:
 
     def count(self, table: str) -> int:
         return int(self.query(f"SELECT COUNT(*) FROM {table}")[0][0])  # noqa: S608 - fixed names
+
+
+_FULL_CODE = 13  # SQLITE_FULL
+
+
+def is_full(error: BaseException) -> bool:
+    """Did a write fail because the disk (or the database's size limit) is full?"""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF == _FULL_CODE or "disk is full" in str(error)
 
 
 def roll_back(connection: sqlite3.Connection) -> None:

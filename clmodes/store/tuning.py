@@ -116,7 +116,7 @@ def put_tune(db: Database, model: str, tunable: str, key: str, candidates: str,
     try:
         return patiently(lambda: insert_once(db, parameters, text))
     except sqlite3.Error as error:
-        log.warning("clmodes store %s: could not record a tune result (%s)", db.location, error)
+        db.note_failure(f"the tune result of {tunable} key {key}", error)
     return None
 
 
@@ -170,7 +170,7 @@ def delete_tunes(db: Database, keys: list[tuple[Any, ...]]) -> int:
     By key, not by pattern: `clmodes tune forget` shows what it selected, and exactly that
     is what goes."""
     measured = "DELETE FROM measurement WHERE format=? AND model=? AND tunable=? AND tune_key=?"
-    with db.transaction() as connection:
+    with db.saving(f"the deletion of {len(keys)} tune results"), db.transaction() as connection:
         for key in keys:
             connection.execute(measured, tuple(key)[:4])
         return sum(connection.execute(DELETE_ONE, tuple(key)).rowcount
@@ -200,7 +200,7 @@ def replace_tune(db: Database, model: str, tunable: str, key: str, candidates: s
                  (FORMAT_VERSION, model, tunable, key, candidates,
                   json.dumps(record.stored_json(), sort_keys=True), time.time()))
     except sqlite3.Error as error:
-        log.warning("clmodes store %s: could not rewrite a tune result (%s)", db.location, error)
+        db.note_failure(f"the tune result of {tunable} key {key}", error)
 
 
 MEASUREMENT_SELECT = ("SELECT candidate, identity, value FROM measurement WHERE format=? AND model=? "
