@@ -26,13 +26,12 @@ import logging
 import os
 import threading
 import time
-import warnings
 from collections.abc import Callable
 
 import numpy as np
 import pyopencl as cl
 
-from clmodes import settings
+from clmodes import compiler_output, settings
 from clmodes.device import Device
 from clmodes.errors import first_error_line
 from clmodes.pyopencl_hooks import outside
@@ -126,8 +125,7 @@ def _build_and_run(device: Device) -> int:
     except cl.Error as error:
         raise CheckFailed(f"cannot create a context: {error}") from None
     try:
-        with warnings.catch_warnings():  # a compiler's chatter is not the user's business
-            warnings.simplefilter("ignore", cl.CompilerWarning)
+        with compiler_output.logged(f"the device check on {device.label}"):
             program.build(devices=[device.cl_device])
     except cl.Error as error:
         raise CheckFailed(_build_log(program, device) or str(error)) from None

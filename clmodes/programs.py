@@ -129,7 +129,8 @@ def binary_of(record: SourceRecord, device: Device, context: cl.Context) -> byte
     machine installing it has no kernel cache holding the record's code yet)."""
     program = building.build_source(context, device, record.source, record.options,
                                     "a stored source record", stored=True)
-    return bytes(program.get_info(cl.program_info.BINARIES)[0])
+    with compiler_output.stderr_logged("the binary of a stored source record"):
+        return bytes(program.get_info(cl.program_info.BINARIES)[0])
 
 
 def drop(store: Store, device: Device, held: HeldProgram, lacking: str) -> None:
@@ -227,7 +228,8 @@ def _binary(device: Device, held: HeldProgram, units: set[str],
         except cl.Error as error:  # it built inside the bigger batch; keep that one
             log.info("capture build of %d units failed on %s (%s); capturing the whole batch",
                      len(units), device.label, str(error).splitlines()[0])
-    binary = program.get_info(cl.program_info.BINARIES)[0]
+    with compiler_output.stderr_logged(f"the binary of batch {batch.content_hash[:12]}"):
+        binary = program.get_info(cl.program_info.BINARIES)[0]
     if not binary:
         log.info("%s returned no binary for batch %s; not persisted", device.label,
                  batch.content_hash[:12])

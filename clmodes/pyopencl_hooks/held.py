@@ -32,6 +32,7 @@ from typing import Any
 import pyopencl as cl
 import pyopencl._cl as _cl
 
+from clmodes import compiler_output
 from clmodes.device import Device
 from clmodes.execution import Counter, misses, tally, usage
 from clmodes.execution.misses import Miss, MissKind
@@ -97,7 +98,8 @@ class SourcePrograms:
             return None
         try:
             program = _cl._Program(self.context, [self.device.cl_device], [found[0]])
-            program.build(options, [self.device.cl_device])
+            with compiler_output.stderr_logged(f"stored pyopencl program {key[:12]}"):
+                program.build(options, [self.device.cl_device])
         except cl.Error as error:
             log.warning("%s refused the stored binary of pyopencl program %s (%s); "
                         "rebuilding it from source", self.device.label, key[:12],
@@ -122,7 +124,8 @@ class SourcePrograms:
     def _build(self, key: str, source: str | bytes, options: bytes) -> HeldSource:
         program = _cl._Program(self.context, source)
         tally(Counter.BUILDS)
-        program.build(options, [self.device.cl_device])  # raises the compiler's error
+        with compiler_output.stderr_logged(f"pyopencl program {key[:12]} on {self.device.label}"):
+            program.build(options, [self.device.cl_device])  # raises the compiler's error
         return self._count(HeldSource(key, program, _first_name(program), True), Counter.COMPILED)
 
     @staticmethod

@@ -74,9 +74,10 @@ def test_progress_shows_keys_done_of_found_on_a_terminal_only(tmp_path):
 
 
 def test_compiler_output_goes_on_its_own_line_above_the_progress_line(tmp_path):
-    """PoCL's clang writes "1 warning generated." to file descriptor 2 from C while the
-    progress line is shown without a newline: the text must land on a line of its own,
-    never at the end of (or inside) a progress line (`clmodes.shared_terminal`)."""
+    """C code writes to file descriptor 2 while the progress line is shown without a
+    newline: the text must land on a line of its own, never at the end of (or inside) a
+    progress line (`clmodes.shared_terminal`). PoCL's clang's "1 warning generated." is
+    not shown at all: clmodes' builds log it (`clmodes.compiler_output`)."""
     pocl = require_runtime("Portable Computing Language")
     args = [sys.executable, "-m", "clmodes", "warm", "support.asserting:chatty_on_a_terminal"]
     # PoCL's own kernel cache would skip the compiler (and its warning) on a rerun.
@@ -85,9 +86,10 @@ def test_compiler_output_goes_on_its_own_line_above_the_progress_line(tmp_path):
     assert status == 0, shown
     lines = shown.replace("\r\n", "\n").split("\n")
     pieces = [piece.replace("\x1b[K", "").strip() for line in lines for piece in line.split("\r")]
-    assert "1 warning generated." in pieces, shown  # whole, on its own
+    assert "a line written to descriptor 2" in pieces, shown  # whole, on its own
     assert any(piece.startswith("clmodes warm [") for piece in pieces), shown  # progress drawn
-    assert not any("clmodes warm" in piece and "generated" in piece for piece in pieces), shown
+    assert not any("clmodes warm" in piece and "descriptor 2" in piece for piece in pieces), shown
+    assert "generated." not in shown, shown
     assert lines[-1] == "" and lines[-2].rsplit("\r", 1)[-1].replace("\x1b[K", "").startswith(
         "clmodes warm [persisting]"), shown  # the last progress line ends the output
 

@@ -106,9 +106,11 @@ def fails_before_launching() -> None:
 
 
 def chatty_on_a_terminal() -> None:
-    """A kernel whose build makes the compiler write a warning on standard error, after
-    the progress line had time to be drawn (`PAUSE` seconds in the gathering pass)."""
+    """A kernel whose build makes the compiler write a warning on standard error (which
+    clmodes logs), and a line written to descriptor 2 the way C code writes, after the
+    progress line had time to be drawn (`PAUSE` seconds in the gathering pass)."""
     if clmodes.process_mode() is clmodes.ProcessMode.COMPILE_ONLY:
         time.sleep(float(os.environ.get("PAUSE", "0.8")))
+        os.write(2, b"a line written to descriptor 2\n")
     stream, x, out = _inputs()
     stream.launch(CHATTY, N, None, out.data, N)
