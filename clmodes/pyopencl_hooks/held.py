@@ -37,12 +37,16 @@ from clmodes.device import Device
 from clmodes.execution import Counter, misses, tally, usage
 from clmodes.execution.misses import Miss, MissKind
 from clmodes.pyopencl_hooks import registry
-from clmodes.pyopencl_hooks.identity import program_key
+from clmodes.pyopencl_hooks.identity import program_key, source_digest
 from clmodes.store import Store
+from clmodes.store.misses import Descriptor
 
 log = logging.getLogger("clmodes")
+UNNAMED = "pyopencl_program"  # a program whose text names no kernel
 
-_KERNEL_NAME = re.compile(r"__kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)", re.S)
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_ATTRIBUTE = re.compile(r"\b__attribute__\s*\(")
+_KERNEL_NAME = re.compile(r"\b(?:__)?kernel\s+void\s+(\w+)\s*\(")
 
 
 @dataclasses.dataclass
@@ -54,6 +58,7 @@ class HeldSource:
     name: str  # its first kernel's name: what the store and the logs call it
     built_here: bool  # built from source in this process: its binary can be captured
     captured: bool = False
+    descriptor: Descriptor | None = None  # built here: its identity, recorded with its binary
 
 
 class SourcePrograms:
@@ -74,8 +79,9 @@ class SourcePrograms:
             if held is None:
                 held = self._load(key, options)
                 if held is None:
-                    self._report_miss(key, source, options)  # may raise StrictMissError
-                    held = self._build(key, source, options)
+                    descriptor = _descriptor(source, options)
+                    self._report_miss(key, descriptor)  # may raise StrictMissError
+                    held = self._build(key, source, options, descriptor)
                 self._held[key] = held
                 registry.add_program(held.program.int_ptr, held)
             # Building is a use: pyopencl builds programs it never launches (a scan's
@@ -109,24 +115,25 @@ class SourcePrograms:
         return self._count(HeldSource(key, program, _first_name(program), False, True),
                            Counter.LOADED)
 
-    def _report_miss(self, key: str, source: str | bytes, options: bytes) -> None:
+    def _report_miss(self, key: str, descriptor: Descriptor) -> None:
         """A pyopencl program about to be built from source is a miss (`clmodes check`),
         named by its first `__kernel` (known only once built, so read from the text)."""
-        text = source.decode(errors="replace") if isinstance(source, bytes) else source
-        found = _KERNEL_NAME.search(text)
-        name = found.group(1) if found else "pyopencl_program"
-        descriptor: dict[str, object] = {"name": name, "source": key[:16], "defines": {},
-                      "options": options.decode(errors="replace").split(), "includes": None}
+        name = str(descriptor["name"])
         misses.report(lambda: Miss(
             MissKind.KERNEL, name, self.device.label,
             self._store().why_kernel_missed(self.device.fingerprint.exact, key, name, descriptor)))
 
-    def _build(self, key: str, source: str | bytes, options: bytes) -> HeldSource:
+    def _build(self, key: str, source: str | bytes, options: bytes,
+               descriptor: Descriptor) -> HeldSource:
         program = _cl._Program(self.context, source)
         tally(Counter.BUILDS)
         with compiler_output.stderr_logged(f"pyopencl program {key[:12]} on {self.device.label}"):
             program.build(options, [self.device.cl_device])  # raises the compiler's error
-        return self._count(HeldSource(key, program, _first_name(program), True), Counter.COMPILED)
+        # Stored under the name its miss reported, so that the next miss of another text
+        # of it finds this one as a namesake and names the source as what differs.
+        name = str(descriptor["name"]) if descriptor["name"] != UNNAMED else _first_name(program)
+        return self._count(HeldSource(key, program, name, True, descriptor=descriptor),
+                           Counter.COMPILED)
 
     @staticmethod
     def _count(held: HeldSource, counter: Counter) -> HeldSource:
@@ -151,12 +158,54 @@ class SourcePrograms:
             log.info("%s returned no binary for pyopencl program %r; not persisted",
                      self.device.label, held.name)
             return 0
-        store.put_binary(self.device.fingerprint.exact, held.key, [held.key], bytes(binary),
-                         [(held.key, held.name, None)])
+        exact = self.device.fingerprint.exact
+        store.put_binary(exact, held.key, [held.key], bytes(binary), [(held.key, held.name, None)])
+        if held.descriptor is not None:
+            store.put_kernel_identities(exact, [(held.key, held.name, held.descriptor)])
         held.captured = True
         return 1
 
 
 def _first_name(program: _cl._Program) -> str:
     names = str(program.get_info(cl.program_info.KERNEL_NAMES))
-    return names.split(";")[0] or "pyopencl_program"
+    return names.split(";")[0] or UNNAMED
+
+
+def _descriptor(source: str | bytes, options: bytes) -> Descriptor:
+    """The parts of a program's identity a miss compares (`clmodes.store.misses`): its
+    first kernel's name, its text's digest, its options."""
+    text = source.decode(errors="replace") if isinstance(source, bytes) else source
+    return {"name": first_kernel_name(text) or UNNAMED, "source": source_digest(text),
+            "defines": {}, "options": options.decode(errors="replace").split(), "includes": None}
+
+
+def first_kernel_name(text: str) -> str | None:
+    """The name of the first kernel an OpenCL C text defines, or None.
+
+    Attributes may stand anywhere in the declaration (`__kernel __attribute__((...)) void
+    f(`, `__kernel void __attribute__((...)) f(`, loopy's way, or before `__kernel`), and
+    hold nested parentheses (`reqd_work_group_size(16, 1, 1)`), so they are cut out, with
+    comments, before the declaration is matched; `kernel` is `__kernel`'s other spelling."""
+    found = _KERNEL_NAME.search(_without_attributes(_COMMENT.sub(" ", text)))
+    return found.group(1) if found else None
+
+
+def _without_attributes(text: str) -> str:
+    parts, at = [], 0
+    for found in _ATTRIBUTE.finditer(text):
+        if found.start() < at:
+            continue  # inside an attribute already cut
+        parts.append(text[at:found.start()])
+        at = _closing(text, found.end() - 1)
+    parts.append(text[at:])
+    return " ".join(parts)
+
+
+def _closing(text: str, opening: int) -> int:
+    """Just past the parenthesis that closes the one at `opening` (the text's end if none)."""
+    depth = 0
+    for i in range(opening, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i + 1
+    return len(text)

@@ -39,3 +39,9 @@ def program_key(source: str | bytes, processed_options: bytes) -> str:
     options = processed_options.decode(errors="replace").replace(include, INCLUDE_PLACEHOLDER)
     parts = ["pyopencl-program", cl.VERSION_TEXT, text, options]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def source_digest(text: str) -> str:
+    """A program's text alone, digested (16 hex digits, as a clmodes kernel's descriptor
+    records it): two texts of one kernel, as a code generator may emit, tell apart by it."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -84,13 +84,19 @@ def describe_changes(stored: Descriptor, now: Descriptor) -> str:
         if old.get(name) != new.get(name):
             changes.append(f"define {name} ({old.get(name, 'unset')} -> {new.get(name, 'unset')})")
     if stored.get("source") != now.get("source"):
-        changes.append("its source text")
+        changes.append(f"its source text ({_short(stored.get('source'))} -> "
+                       f"{_short(now.get('source'))})")
     if stored.get("options") != now.get("options"):
         changes.append(f"build options ({' '.join(stored.get('options') or []) or 'none'} -> "
                        f"{' '.join(now.get('options') or []) or 'none'})")
     if stored.get("includes") != now.get("includes"):
         changes.append("a file it includes")
     return "; ".join(changes)
+
+
+def _short(digest: object) -> str:
+    """A source digest as a line names it: 12 hex digits, enough to tell texts apart."""
+    return str(digest)[:12] if digest else "unknown"
 
 
 def report_kernel_misses(db: Database, device: Device, kernels: list[Kernel]) -> None:

@@ -13,6 +13,7 @@ from pyopencl.elementwise import ElementwiseKernel
 
 import clmodes
 from clmodes.pyopencl_hooks import entry_points, installed
+from clmodes.pyopencl_hooks.held import first_kernel_name
 
 pytestmark = pytest.mark.filterwarnings("ignore::pyopencl.CompilerWarning")
 
@@ -42,6 +43,24 @@ def test_the_entry_point_check_reads_attributes_from_code_nested_functions_inclu
     names = entry_points.code_names(build.__code__)
     assert "_prg" in names and "build" in names
     assert "_context" not in names and "_source" not in names
+
+
+@pytest.mark.parametrize("text", [
+    "__kernel void f(__global float *x) {}",
+    "kernel void f(global float *x) {}",
+    "__kernel __attribute__((reqd_work_group_size(1,1,1))) void f(__global float *x) {}",
+    "__kernel void __attribute__ ((reqd_work_group_size(16, 1, 1))) f(__global float *x) {}",
+    "__attribute__((vec_type_hint(float4))) kernel void f(global float *x) {}",
+    "__kernel void __attribute__((reqd_work_group_size(1, 1, 1), vec_type_hint(float))) f(int n) {}",
+    "// __kernel void commented(int n) {}\n/* kernel void neither(int n) {} */\n"
+    "static float __attribute__((overloadable)) sq(float v) { return v * v; }\n"
+    "__kernel void f(int n) {} __kernel void g(int n) {}",
+])
+def test_a_kernels_name_is_read_wherever_its_attributes_stand(text: str):
+    """loopy writes `__kernel void __attribute__((...)) name(`: every one of its kernels
+    was named `__attribute__` in misses, `--strict` and `--report`."""
+    assert first_kernel_name(text) == "f"
+    assert first_kernel_name("float helper(float x) { return x; }") is None
 
 
 def test_pyopencl_entry_points_are_where_the_hooks_expect_them(client):

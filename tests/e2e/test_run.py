@@ -26,6 +26,23 @@ print("sum", float(cla.sum(x * 2).get()), sys.argv[1:])
 sys.exit(int(sys.argv[1]))
 """
 
+# One kernel, written as loopy writes it, in the loop order argv[1] names: the text a code
+# generator emits for the same kernel changes with its own cache.
+LOOPY_STYLE = """
+import sys, numpy as np, pyopencl as cl
+body = {"ij": "for (int i = 0; i < 2; ++i) for (int j = 0; j < 2; ++j) acc += i * j;",
+        "ji": "for (int j = 0; j < 2; ++j) for (int i = 0; i < 2; ++i) acc += i * j;"}
+source = ("__kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel("
+          "__global float *out) { float acc = 0; " + body[sys.argv[1]] + " out[0] = acc; }")
+ctx = cl.create_some_context(interactive=False)
+queue = cl.CommandQueue(ctx)
+out = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, 4)
+cl.Program(ctx, source).build().loopy_kernel(queue, (1,), (1,), out)
+got = np.zeros(1, np.float32)
+cl.enqueue_copy(queue, got, out)
+print("acc", got[0])
+"""
+
 
 def same_output(a: str, b: str) -> bool:
     """The same lines, where a number in exponent notation below 1e-3 (the examples
@@ -151,3 +168,21 @@ def test_status_arguments_and_strict_on_a_cold_store(tmp_path: Path):
     missing = run(tmp_path / "store", ctx, str(tmp_path / "nowhere.py"))
     assert missing.returncode == 2 and missing.stderr.strip().splitlines() == [
         f"clmodes: clmodes run: no such script: {tmp_path / 'nowhere.py'}"]
+
+
+def test_a_kernel_with_attributes_is_named_and_another_text_of_it_says_the_source_differs(
+        tmp_path: Path):
+    ctx = pyopencl_ctx("intel")
+    script = tmp_path / "loopy_style.py"
+    script.write_text(LOOPY_STYLE)
+    store, report = tmp_path / "store", tmp_path / "report.json"
+    first = run(store, ctx, "--strict", "--report", str(report), str(script), "ij")
+    assert first.returncode == 1 and "acc 1.0" in first.stdout, first.stderr
+    assert [m["name"] for m in json.loads(report.read_text())["built"]] == ["loopy_kernel"]
+    lines = [x for x in first.stderr.splitlines() if x.startswith("clmodes run --strict: ")]
+    assert lines and all("loopy_kernel" in x and "__attribute__" not in x for x in lines), first.stderr
+    other = run(store, ctx, "--strict", str(script), "ji")
+    assert other.returncode == 1 and "acc 1.0" in other.stdout, other.stderr
+    found = re.search(r"the stored 'loopy_kernel' differs in its source text "
+                      r"\(([0-9a-f]{12}) -> ([0-9a-f]{12})\)", other.stderr)
+    assert found and found.group(1) != found.group(2), other.stderr

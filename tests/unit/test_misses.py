@@ -40,7 +40,19 @@ def test_a_namesake_names_what_changed():
 
 def test_describe_changes_names_source_and_options():
     assert describe_changes({"source": "a", "options": []}, {"source": "b", "options": ["-O2"]}) == (
-        "its source text; build options (none -> -O2)")
+        "its source text (a -> b); build options (none -> -O2)")
+
+
+def test_another_text_of_a_stored_kernel_names_both_digests():
+    """A code generator's other text for one kernel (loopy orders loops by its own cache):
+    the stored namesake is found and the two texts' digests named, short."""
+    store = _store_with(EXACT, "old", "loopy_kernel")
+    store.put_kernel_identities(EXACT, [("old", "loopy_kernel", {
+        "source": "0123456789abcdef", "defines": {}, "options": [], "includes": None})])
+    now = {"source": "fedcba9876543210", "defines": {}, "options": [], "includes": None}
+    assert store.why_kernel_missed(EXACT, "new", "loopy_kernel", now) == (
+        "no binary of it as it is now; the stored 'loopy_kernel' differs in its source text "
+        "(0123456789ab -> fedcba987654)")
 
 
 def test_tune_misses():
