@@ -17,7 +17,8 @@ The trap: a record is only as fast as PoCL's cache is warm. A user who clears
 the batch's, byte for byte; the kernel key already covers every header's content) but
 slow; each such build's time is logged (debug, `building.build_source`). A bundle never carries a record: export builds it and
 ships the binary, since the machine that installs the bundle has no such cache yet
-(`programs.binary_of`).
+(`programs.binary_of`), and keeps that binary in the record's place, so the next export
+builds nothing (`bundle.compiling`).
 
 Persisted data is data: the payload is a magic line and then JSON, checked by the store's
 sha256 like any binary; one that fails to parse is dropped like a binary the driver
@@ -46,9 +47,17 @@ class SourceRecord:
 
     source: str
     options: tuple[str, ...]
+    # Built with `options` alone, as pyopencl built it (a pyopencl program's record,
+    # `pyopencl_hooks.held`), not after clmodes' own `BUILD_OPTIONS`: PoCL's cache finds
+    # a build only under the very same options. Written only when set, so that a record
+    # without it reads as before.
+    exact: bool = False
 
     def encode(self) -> bytes:
-        return MAGIC + json.dumps({"source": self.source, "options": list(self.options)}).encode()
+        fields: dict[str, object] = {"source": self.source, "options": list(self.options)}
+        if self.exact:
+            fields["exact"] = True
+        return MAGIC + json.dumps(fields).encode()
 
     @classmethod
     def decode(cls, payload: bytes) -> SourceRecord | None:
@@ -67,7 +76,10 @@ class SourceRecord:
             raise MalformedRecord("no source text")
         if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
             raise MalformedRecord("its options are not a list of text")
-        return cls(source, tuple(options))
+        exact = fields.get("exact", False)
+        if not isinstance(exact, bool):
+            raise MalformedRecord("its 'exact' is not true or false")
+        return cls(source, tuple(options), exact)
 
 
 def kept_as_source(device: Device) -> bool:

@@ -6,7 +6,15 @@ has no such cache, and a bundle's load check runs each binary's code. So export 
 each record on the device it was stored for and ships the binary, as the store would have
 held it with PoCL's kernel cache off. A record whose device is not on this machine, or
 which no longer builds, is left out with its kernel index and a warning (a bundle of the
-rest is still worth writing); nothing in the store changes.
+rest is still worth writing).
+
+The trap: on PoCL that build reads `BINARIES`, which generates code for every kernel of
+the batch, a tune's losers included: the MLP's one record took 10.3 s to export alone and
+17.8-18.5 s two at once (load ~1; 104-115 s beside a loaded test run), and every export
+and every `warm --sign` publish paid it again. So the binary built is kept in the store
+in the record's place (`store.binaries.keep_built`, when a store is given): the next
+export or publish of that store reads it as it is (0.5 s). A binary in the store loads
+like any other, on PoCL too (faster than the record's build from PoCL's cache).
 """
 
 from __future__ import annotations
@@ -23,17 +31,20 @@ from clmodes.discovery import devices
 from clmodes.errors import DeviceUnusableError
 from clmodes.runtime import client
 from clmodes.source_records import MalformedRecord, SourceRecord
+from clmodes.store import binaries as stored
 from clmodes.store.schema import BinaryRow, StoreEntries
+from clmodes.store.transactions import Database
 
 log = logging.getLogger("clmodes")
 
 
-def compiled(entries: StoreEntries) -> StoreEntries:
-    """`entries` with every record replaced by its binary (or left out: module doc)."""
+def compiled(entries: StoreEntries, store: Database | None = None) -> StoreEntries:
+    """`entries` with every record replaced by its binary (or left out: module doc);
+    `store`, the one they were read from, keeps each binary built in its record's place."""
     binaries: list[BinaryRow] = []
     left_out: set[tuple[str, str]] = set()
     for row in entries.binaries:
-        shipped = _shipped(row)
+        shipped = shipped_row(row, store)
         if shipped is None:
             left_out.add((row.exact, row.batch))
         else:
@@ -42,8 +53,9 @@ def compiled(entries: StoreEntries) -> StoreEntries:
     return StoreEntries(entries.tune, binaries, kernels)
 
 
-def _shipped(row: BinaryRow) -> BinaryRow | None:
-    """The row as a bundle ships it: a binary as it is, a record built; None: left out."""
+def shipped_row(row: BinaryRow, store: Database | None = None) -> BinaryRow | None:
+    """The row as a bundle ships it: a binary as it is, a record built (and kept in
+    `store` in the record's place); None: left out."""
     try:
         record = SourceRecord.decode(row.binary)
     except MalformedRecord as error:
@@ -63,6 +75,9 @@ def _shipped(row: BinaryRow) -> BinaryRow | None:
         log.warning("batch %s: its stored source no longer builds on %s (%s); not exported",
                     row.batch[:12], device.label, str(error).splitlines()[0])
         return None
+    if store is not None and stored.keep_built(store, row, binary):
+        log.debug("batch %s: its source record built on %s; the binary kept in its place",
+                  row.batch[:12], device.label)
     return dataclasses.replace(row, binary=binary, sha256=hashlib.sha256(binary).hexdigest())
 
 

@@ -33,4 +33,4 @@ def export(path: str | os.PathLike[str], device: object = None, store: Store | N
                 if moment is not None else "")
         raise BundleError(f"nothing to export{where}: the store at "
                           f"{store.location} holds no entries{when} (run `clmodes warm` first)")
-    return write(Path(path), compiled(entries), sign)
+    return write(Path(path), compiled(entries, store), sign)

@@ -17,12 +17,13 @@ means one warning and no key trusted.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import threading
 from collections.abc import Iterable
 from typing import Any
 
-from clmodes.bundle.compiling import compiled
+from clmodes.bundle.compiling import shipped_row
 from clmodes.bundle.errors import BundleError
 from clmodes.bundle.trust import TrustedKey, trusted_keys
 from clmodes.remote import config
@@ -118,8 +119,10 @@ def publish_devices(store: Store, exacts: Iterable[str], key: SigningKey) -> Pub
     mine.tune = [r for r in mine.tune if r.model in models]
     mine.binaries = [r for r in mine.binaries if r.exact in exact_set]
     mine.kernels = [r for r in mine.kernels if r.exact in exact_set]
-    # Another machine's kernel cache holds no record's code: publish binaries, as a bundle does.
-    return publish(tier.remote, compiled(mine), key, tier.max_entry)
+    # Another machine's kernel cache holds no record's code: publish binaries, as a bundle
+    # does, built only for what the remote lacks while it is up, and kept in the store.
+    return publish(tier.remote, mine, key, tier.max_entry,
+                   functools.partial(shipped_row, store=store))
 
 
 def publish_entries(entries: StoreEntries, key: SigningKey) -> Published | None:

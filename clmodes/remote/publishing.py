@@ -34,7 +34,7 @@ from clmodes.remote.config import MAX_ENTRY
 from clmodes.remote.entry import MAGIC, MalformedEntry, decode, encode
 from clmodes.remote.interface import Refused, Remote, Value
 from clmodes.remote.reading import content_of
-from clmodes.store import FORMAT_VERSION, StoreEntries, TuneRow
+from clmodes.store import FORMAT_VERSION, BinaryRow, StoreEntries, TuneRow
 
 log = logging.getLogger("clmodes")
 
@@ -80,22 +80,44 @@ def publishable(entries: StoreEntries, from_remote_tunes: set[tuple[str, str, st
     )
 
 
+Ship: TypeAlias = Callable[[BinaryRow], BinaryRow | None]  # a row as sent; None: left out
+Make: TypeAlias = Callable[[], bytes | None]  # an entry's bytes, made when sent; None: left out
+
+
 def publish(remote: Remote, entries: StoreEntries, key: SigningKey,
-            max_entry: int = MAX_ENTRY) -> Published:
+            max_entry: int = MAX_ENTRY, ship: Ship | None = None) -> Published:
     """Sign and write `entries` (already `publishable`) that the remote lacks, and
-    replace those it holds that do not verify."""
+    replace those it holds that do not verify. `ship`: each binary row as it is sent
+    (`bundle.compiling.shipped_row` builds a source record), called only for a binary the
+    remote lacks and only while it is up: on PoCL that build is seconds of code
+    generation, and a remote already down (its budget spent by this process's reads) or
+    holding the entry has no use for it. A binary it leaves out takes its kernel index
+    entries with it."""
     private = private_key(key)
     report = Published(remote.name)
+    if not remote.available:  # spent or failed already: nothing is made, nothing waits
+        report.available = False
+        log.info("clmodes remote %s: unavailable; nothing published", remote.name)
+        return report
     bad: list[str] = []
-    binaries = {layout.binary_key(r.exact, r.batch): r for r in entries.binaries}
-    kernels = {layout.kernel_key(r.exact, r.kernel_key): r for r in entries.kernels}
+    left_out: set[tuple[str, str]] = set()
     listed: dict[tuple[str, str], list[str]] = {}
     for kernel in entries.kernels:
         listed.setdefault((kernel.exact, kernel.batch), []).append(kernel.kernel_key)
-    _strings(remote, {  # each lists its kernels: a reader takes them all
-        name: functools.partial(encode, name, {**content_of(row), "kernel_keys": sorted(
-            listed.get((row.exact, row.batch), []))}, row.binary, private)
-        for name, row in binaries.items()}, max_entry, report, bad)
+
+    def binary_entry(name: str, row: BinaryRow) -> bytes | None:
+        sent = row if ship is None else ship(row)
+        if sent is None:
+            left_out.add((row.exact, row.batch))
+            return None
+        # Each lists its kernels: a reader takes them all.
+        return encode(name, {**content_of(sent), "kernel_keys": sorted(
+            listed.get((row.exact, row.batch), []))}, sent.binary, private)
+
+    _strings(remote, {name: functools.partial(binary_entry, name, row) for name, row in (
+        (layout.binary_key(r.exact, r.batch), r) for r in entries.binaries)}, max_entry, report, bad)
+    kernels = {layout.kernel_key(r.exact, r.kernel_key): r for r in entries.kernels
+               if (r.exact, r.batch) not in left_out}
     _strings(remote, {name: functools.partial(encode, name, content_of(row), b"", private)
                       for name, row in kernels.items()},
              min(layout.MAX_KERNEL_ENTRY, max_entry), report, bad)
@@ -121,40 +143,66 @@ def publish(remote: Remote, entries: StoreEntries, key: SigningKey,
     return report
 
 
-def _strings(remote: Remote, made: dict[str, Callable[[], bytes]], limit: int,
+def _made(remote: Remote, made: dict[str, Make], names: list[str]) -> dict[str, bytes]:
+    """The entries of `names`, made one by one while the remote is up: once it fails (its
+    budget spent), making the rest (signing, building records) would be work for
+    nothing, and time the publish's budget never counted."""
+    values: dict[str, bytes] = {}
+    for name in names:
+        if not remote.available:
+            break
+        value = made[name]()
+        if value is not None:
+            values[name] = value
+    return values
+
+
+def _strings(remote: Remote, made: dict[str, Make], limit: int,
              report: Published, bad: list[str]) -> None:
     """Write the entries the remote lacks; check, one at a time (each may be a binary
     up to the limit), those it holds, and replace the ones that do not verify."""
+    if not made or not remote.available:
+        return
     there = remote.present(list(made))
-    report.written += remote.put({name: make() for name, make in made.items()
-                                  if name not in there})
+    missing = _made(remote, made, [name for name in made if name not in there])
+    if missing:
+        report.written += remote.put(missing)
     for name in there:
+        if not remote.available:
+            return
         found = remote.get([name], limit, MAGIC).get(name)
         if found is None:  # gone meanwhile (evicted): first write wins again
-            report.written += remote.put({name: made[name]()})
+            report.written += remote.put(_made(remote, made, [name]))
         else:
             _check(remote, name, name, None, found, made[name], report, bad)
 
 
-def _group(remote: Remote, group: str, made: dict[str, Callable[[], bytes]], limit: int,
+def _group(remote: Remote, group: str, made: dict[str, Make], limit: int,
            report: Published, bad: list[str]) -> None:
     """`_strings` for one tune key's decisions (a hash whose fields are device models)."""
+    if not remote.available:
+        return
     there = remote.get_group(group, limit, GROUP_FIELDS)
-    report.written += remote.put_group(group, {model: make() for model, make in made.items()
-                                               if model not in there})
+    missing = _made(remote, made, [model for model in made if model not in there])
+    if missing:
+        report.written += remote.put_group(group, missing)
     for model in [m for m in made if m in there]:
         _check(remote, group, layout.field_key(group, model), model, there[model],
                made[model], report, bad)
 
 
 def _check(remote: Remote, key: str, signed_as: str, field: str | None, found: Value,
-           make: Callable[[], bytes], report: Published, bad: list[str]) -> None:
+           make: Make, report: Published, bad: list[str]) -> None:
     """Count an entry that verifies as present; replace one that does not, by a
     compare-and-set on what was found (a good entry written meanwhile is kept)."""
     why = found.why if isinstance(found, Refused) else _fault(signed_as, bytes(found))
     if why is None:
         report.present += 1
-    elif remote.replace(key, make(), found, field):
+        return
+    value = make() if remote.available else None
+    if value is None:  # left out (a record that does not build), or the remote failed
+        return
+    if remote.replace(key, value, found, field):
         bad.append(f"{signed_as[:120]} ({why[:120]})")
         report.written += 1
     else:

@@ -51,6 +51,20 @@ def put_binary(
     index_kernels(db, exact, batch, kernels)
 
 
+def keep_built(db: Database, row: BinaryRow, binary: bytes) -> bool:
+    """Put the binary a stored source record built (`bundle.compiling`) in the record's
+    place, so that the next export or publish of the store builds nothing: on PoCL that
+    build reads `BINARIES`, seconds of code generation each time. Only while the row
+    still holds that record (its sha256: a row rewritten meanwhile is kept), and never on
+    a read-only store (it would be copied into memory for a write nobody keeps). Whether
+    it was written."""
+    if db.read_only:
+        return False
+    return db.write("UPDATE binaries SET binary=?, sha256=? WHERE exact=? AND batch=? AND sha256=?",
+                    (sqlite3.Binary(binary), hashlib.sha256(binary).hexdigest(), row.exact,
+                     row.batch, row.sha256))
+
+
 def get_binary(db: Database, exact: str, batch: str) -> tuple[bytes, list[str]] | None:
     """A batch's binary and unit keys, or None if absent or failing its checksum."""
     rows = db.query(

@@ -10,6 +10,7 @@ what is measured. No device is needed: the misses are the store's own calls.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -196,6 +197,35 @@ def test_a_readers_memory_stays_under_one_and_a_half_times_the_entry_limit(
     assert run["stderr"].count(DOWN) == 0
 
 
+def _junk_binary(ns: RemoteNamespace, exact: str, batch: str, size: int) -> str:
+    """`size` bytes at the binary key that are no entry at all: 64 KiB of random bytes,
+    then zeros (made on the server: nothing that size crosses the test's pipe)."""
+    name = layout.binary_key(exact, batch)
+    head = b"X" + os.urandom(64 << 10)  # never the entry's magic
+    ns.redis("SET", name, head)
+    ns.redis("SETRANGE", name, size - 1, b"\0")
+    return name
+
+
+def test_junk_under_the_limit_costs_a_reader_one_piece_of_memory(
+        namespace: RemoteNamespace, tmp_path: Path, key: Path):
+    """100 MB of junk under the default 256 MiB limit: refused on its first 512 KiB
+    piece, before a buffer of its length is made (it cost +94 MB). A 1 MiB junk value
+    is read first, outside the measure, so that what the first read imports is not
+    counted."""
+    _index(namespace, key, "e", "k0", "b0")
+    _index(namespace, key, "e", "k1", "b1")
+    _junk_binary(namespace, "e", "b0", 1 << 20)
+    junk = _junk_binary(namespace, "e", "b1", 100_000_000)
+    code = READ_BINARIES.replace("before = rss(", 'store.kernel_batches("e", ["k0"])\nbefore = rss(')
+    code = code.replace("sys.argv[1]", repr(json.dumps([["k1"]])))
+    run = _child(code, _env(tmp_path, URL, CLMODES_TRUSTED_KEYS=f"{key}.pub"), ns=namespace)
+    assert run["peak_bytes"] < 8 << 20, run["peak_bytes"] / (1 << 20)
+    refused = [line for line in run["stderr"].splitlines() if junk in line]
+    assert len(refused) == 1 and "not a clmodes remote entry" in refused[0], run["stderr"]
+    assert run["stderr"].count(DOWN) == 0
+
+
 def test_a_refused_entry_is_fetched_and_warned_about_once(
         namespace: RemoteNamespace, tmp_path: Path, key: Path):
     """Three kernel index entries name one binary that does not verify: asked for at
@@ -249,3 +279,46 @@ def test_junk_written_first_is_replaced_by_the_publisher(
     again = _child(code, _env(tmp_path, URL), ns=namespace)
     assert again["replaced"] == 0 and again["written"] == 0 and again["present"] == 3, again
     assert "replaced" not in again["stderr"]
+
+
+# -- a publisher of a PoCL store: its source records --------------------------------------
+
+# A PoCL warm of the MLP, signed: its time in the publish (`remote.publish_devices`, timed
+# around the call `warm` makes), the remote time of the whole process, and the stored
+# source records built again (the build spy's `records`: only a publish builds one here).
+WARM_SIGNED = """
+import json, logging, time, clmodes, clmodes.remote as remote, kernels_cl.workloads as w
+from support.build_spy import BuildSpy
+logging.basicConfig(level=logging.WARNING)
+spy, took, real = BuildSpy().install(), [], remote.publish_devices
+def timed(*args, **kwargs):
+    started = time.monotonic()
+    try:
+        return real(*args, **kwargs)
+    finally:
+        took.append(time.monotonic() - started)
+remote.publish_devices = timed
+clmodes.warm(w.mlp, sign=%(sign)r)
+print(json.dumps({"publish_s": sum(took), "records": len(spy.records),
+                  "remote_s": remote.current().remote.spent_s}))
+"""
+
+
+def test_a_slow_remote_costs_a_pocl_warm_sign_its_budget_not_a_record_build(tmp_path: Path):
+    """`warm --sign` on PoCL (its kernel cache on: the store keeps source records) facing
+    a slow remote: the reads spend the budget, and the publish then builds nothing. It
+    built every record into its binary first (seconds of PoCL code generation: the warm
+    took 11.6 s against 4.6 s with no remote at the 2.5 s budget), only to find the
+    remote down. The process's own PoCL cache, so no earlier code generation is found."""
+    from support.subprocesses import RUNTIMES, require_runtime
+
+    device = require_runtime(RUNTIMES["pocl"])
+    keygen(tmp_path / "team.key")
+    with HostileRedis("slow", 0.4) as server:
+        run = _child(WARM_SIGNED % {"sign": str(tmp_path / "team.key")},
+                     _env(tmp_path, server.url, CLMODES_DEVICE=device, POCL_KERNEL_CACHE="1",
+                          CLMODES_REMOTE_BUDGET_S="1.0", POCL_CACHE_DIR=str(tmp_path / "pocl")),
+                     timeout=120)
+    assert run["records"] == 0, run
+    assert run["remote_s"] <= 1.0 + 0.3 and run["publish_s"] <= 0.5, run
+    assert run["stderr"].count(DOWN) == 1, run["stderr"]
