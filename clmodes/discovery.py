@@ -60,6 +60,25 @@ def devices() -> list[Device]:
     return list(_devices)
 
 
+def pyopencl_ctx(device: Device) -> str:
+    """The `PYOPENCL_CTX` value (`platform:device`, by position) that makes pyopencl's
+    `create_some_context` pick `device` in this process and in a program under
+    `clmodes run` (the same ICD loader, set up the same way).
+
+    Why clmodes' own index is not pyopencl's: clmodes ranks devices so that its first is
+    the one a user would pick (GPUs first, simulators last), and `$CLMODES_DEVICE`,
+    `--device` and a warm's workload processes rely on that order; pyopencl numbers
+    platforms in the ICD loader's order, which depends on the loader and on the names of
+    the `.icd` files it reads (registering Intel's runtime moves the platforms after it).
+    A name does not do either: both PoCLs here call their platform "Portable Computing
+    Language", and pyopencl takes the last platform a name matches. So `clmodes devices`
+    gives, beside its own index, the positions pyopencl counts."""
+    platform = device.cl_device.platform
+    platforms = _platforms()
+    listed = platform.get_devices()
+    return f"{platforms.index(platform)}:{listed.index(device.cl_device)}"
+
+
 def _platforms() -> list[cl.Platform]:
     try:
         return list(cl.get_platforms())

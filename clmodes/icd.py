@@ -12,8 +12,9 @@ What is done, and why this way: when the user has not chosen the loader's folder
 ICD file of the system folder (`/etc/OpenCL/vendors`: what the user registered, kept as
 it is) plus one correct file for Intel's runtime, and `OCL_ICD_VENDORS` is pointed at it.
 The loader reads that variable once, at the first OpenCL call of the process, so this
-runs before clmodes lists platforms; a process that called OpenCL before importing
-clmodes keeps what it had. A user who set `OCL_ICD_VENDORS` has chosen exactly what is
+runs before clmodes lists platforms and before a program under `clmodes run` starts
+(`clmodes.running.adopting`: that program's first OpenCL call may be the process's);
+a process that called OpenCL before importing clmodes keeps what it had. A user who set `OCL_ICD_VENDORS` has chosen exactly what is
 registered: clmodes leaves it alone (`clmodes devices` says how to add Intel's runtime).
 `CLMODES_REGISTER_RUNTIMES=0` turns it off. The variable is inherited, so the workload
 processes clmodes starts see the same devices.

@@ -13,6 +13,12 @@ and persisted when the run ends, exactly like a program on a context handed over
 The program runs for real (`EXECUTE`): its checks hold, its output is its own. A context
 of several devices cannot be filed under one device; it is left to pyopencl with one
 warning (its programs count as outside clmodes).
+
+The program sees every platform clmodes can use: Intel's CPU runtime from PyPI is
+registered with the ICD loader (`clmodes.icd`) when the block starts, before the program's
+first OpenCL call. Registering only when clmodes first listed devices (at the program's
+first build) came after the loader had read `OCL_ICD_VENDORS`, at the program's own first
+call: `PYOPENCL_CTX=Intel` matched no platform though `clmodes devices` listed Intel.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from clmodes.execution import (
 )
 from clmodes.execution import misses, usage
 from clmodes.execution.misses import Miss, MissKind
+from clmodes.icd import register_pypi_runtimes
 from clmodes.pyopencl_hooks import install as install_hooks
 from clmodes.pyopencl_hooks import registry
 from clmodes.runtime import default_runtime
@@ -88,7 +95,11 @@ class _Adopter:
 
 @contextmanager
 def adopting() -> Iterator[None]:
-    """Every context a source program is built on meanwhile is adopted (`clmodes.run`)."""
+    """Every context a source program is built on meanwhile is adopted (`clmodes.run`).
+    The runtimes clmodes registers are registered first, so that the code in the block
+    sees every platform `clmodes devices` lists (the loader reads its folder once, at the
+    process's first OpenCL call, which may be the block's)."""
+    register_pypi_runtimes()
     install_hooks()
     registry.set_adopter(_Adopter())
     try:

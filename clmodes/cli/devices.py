@@ -7,7 +7,7 @@ import argparse
 from clmodes import settings
 from clmodes.runtime import client, default_runtime
 from clmodes.device import Device
-from clmodes.discovery import INSTALL_HINT, devices
+from clmodes.discovery import INSTALL_HINT, devices, pyopencl_ctx
 from clmodes.icd import unregistered_intel_hint
 from clmodes.errors import NoDeviceError
 from clmodes.cli.render import devices_text, emit
@@ -28,8 +28,10 @@ def select_device(args: argparse.Namespace) -> Device | None:
 
 
 def run_devices(args: argparse.Namespace) -> int:
-    """List every device with the fingerprints the store keys its entries by, and whether
-    it can build (each device is checked once per machine and driver: `clmodes.device_check`)."""
+    """List every device with the fingerprints the store keys its entries by, whether it
+    can build (each device is checked once per machine and driver: `clmodes.device_check`),
+    and the `PYOPENCL_CTX` that picks it in a program under `clmodes run`
+    (`discovery.pyopencl_ctx` says why that is not clmodes' own index)."""
     rows = [_row(d) for d in devices()]
     hint = unregistered_intel_hint()
     if not rows:
@@ -44,4 +46,4 @@ def _row(device: Device) -> dict[str, object]:
     verdict = default_runtime().usability(device)
     return {"index": device.index, "label": device.label, "vendor": device.fingerprint.vendor,
             "model": device.fingerprint.model, "exact": device.fingerprint.exact,
-            **verdict.as_dict()}
+            "pyopencl_ctx": pyopencl_ctx(device), **verdict.as_dict()}

@@ -28,6 +28,7 @@ def devices_text(rows: list[dict[str, Any]]) -> str:
     return "\n".join(
         f"[{r['index']}] {r['label']}{'' if r.get('usable', True) else '  (UNUSABLE)'}\n"
         f"    model: {r['model']}\n    exact: {r['exact']}"
+        + f"\n    pyopencl: PYOPENCL_CTX={r['pyopencl_ctx']}"
         + ("" if r.get("usable", True)
            else f"\n    unusable: {r['reason']}\n    remedy: {r['remedy']}")
         for r in rows

@@ -1,7 +1,10 @@
-"""Intel's CPU runtime from PyPI registers itself; a library registered twice is one platform.
+"""Intel's CPU runtime from PyPI registers itself; a library registered twice is one platform;
+a program under `clmodes run` sees every platform `clmodes devices` lists, and the
+`PYOPENCL_CTX` that command gives for a device picks that device in the program.
 
 Each case is a fresh process with the ICD loader's environment set as a user would have
-it, since the loader reads `OCL_ICD_VENDORS` once, at the process's first OpenCL call."""
+it, since the loader reads `OCL_ICD_VENDORS` once, at the process's first OpenCL call
+(the test process's own environment may set it: each case says what the child gets)."""
 
 from __future__ import annotations
 
@@ -22,15 +25,34 @@ RAW = ("import json, pyopencl as cl; print(json.dumps([[p.name, p.version] "
        "for p in cl.get_platforms()]))")
 
 
+# What a user's program does to pick a device; it prints the device it got.
+CONTEXT_PROGRAM = ("import pyopencl as cl\n"
+                   "device = cl.create_some_context(interactive=False).devices[0]\n"
+                   "print(device.platform.name, '/', device.name, '|', device.driver_version)\n")
+
+
 def _run(code: str, tmp_path: Path, **env: str | None) -> subprocess.CompletedProcess:
+    return _process(["-c", code], tmp_path, **env)
+
+
+def _process(args: list[str], tmp_path: Path, **env: str | None) -> subprocess.CompletedProcess:
+    """`python ARGS...`; `env`: variables set, or removed where None."""
     merged = environment(tmp_path / "store")
     for name, value in env.items():
         if value is None:
             merged.pop(name, None)
         else:
             merged[name] = value
-    return subprocess.run([sys.executable, "-c", code], env=merged, capture_output=True,
+    return subprocess.run([sys.executable, *args], env=merged, capture_output=True,
                           text=True, timeout=300)
+
+
+def _clmodes_run_context(tmp_path: Path, pyopencl_ctx: str) -> subprocess.CompletedProcess:
+    """`clmodes run` of `CONTEXT_PROGRAM` with `PYOPENCL_CTX`, `OCL_ICD_VENDORS` unset."""
+    script = tmp_path / "ctx.py"
+    script.write_text(CONTEXT_PROGRAM)
+    return _process(["-m", "clmodes", "run", str(script)], tmp_path, OCL_ICD_VENDORS=None,
+                    CLMODES_REGISTER_RUNTIMES=None, PYOPENCL_CTX=pyopencl_ctx)
 
 
 def _platforms(code: str, tmp_path: Path, **env: str | None) -> list[list[str]]:
@@ -87,3 +109,29 @@ def test_a_library_registered_twice_is_one_platform(tmp_path: Path, intel: Path)
         pytest.skip("this ICD loader lists a library registered twice once already")
     found = _platforms(LIST, tmp_path, OCL_ICD_VENDORS=str(vendors))
     assert [name for name, _ in found].count("Intel(R) OpenCL") == 1
+
+
+def test_a_program_under_clmodes_run_sees_intel_from_pypi(tmp_path: Path, intel: Path):
+    """Issue 58: registering only when clmodes first listed devices came after the program's
+    own first OpenCL call, and `PYOPENCL_CTX=Intel` matched no platform."""
+    out = _clmodes_run_context(tmp_path, "Intel")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Intel(R) OpenCL / "), out.stdout
+
+
+def test_the_pyopencl_ctx_clmodes_devices_gives_picks_that_device_under_clmodes_run(tmp_path: Path):
+    """Every device `clmodes devices` lists, Intel's from PyPI included, is the one a program
+    under `clmodes run` gets with the `PYOPENCL_CTX` shown beside it (clmodes' own index
+    ranks devices, pyopencl's counts the loader's platforms: `discovery.pyopencl_ctx`)."""
+    listed = _process(["-m", "clmodes", "devices", "--json"], tmp_path, OCL_ICD_VENDORS=None,
+                      CLMODES_REGISTER_RUNTIMES=None)
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)
+    if intel_library() is not None:
+        assert "Intel(R) OpenCL" in [row["label"].split(" / ")[0] for row in rows]
+    for row in rows:
+        out = _clmodes_run_context(tmp_path, row["pyopencl_ctx"])
+        assert out.returncode == 0, out.stderr
+        label, driver = out.stdout.strip().rsplit(" | ", 1)
+        assert label == row["label"], (row["pyopencl_ctx"], out.stdout)
+        assert f"| driver {driver} |" in row["exact"], (row["exact"], driver)
