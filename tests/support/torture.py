@@ -34,6 +34,7 @@ import json, os, random, sys, time
 import numpy as np, pyopencl.array as cla
 import clmodes
 from clmodes import bundle
+from clmodes.errors import StoreNotPersistentError
 from support import stopping
 
 directory, seed, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -43,6 +44,10 @@ ops = sys.argv[5].split(",")
 
 def say(**what):
     print(json.dumps(what), flush=True)
+
+def saved(before):  # did the store file take every write since its failures numbered `before`?
+    store = clmodes.default_store()  # a reopening during a full disk falls back to memory
+    return store.persistent and len(store.failures) == before
 
 def tune(n):
     stream = clmodes.client().stream()
@@ -63,16 +68,20 @@ def _launch(n):
     stopping.THRICE(stream, cla.zeros_like(x), x, n)
 
 say(started=os.getpid())
-for step in range(count):
-    op = rng.choice(ops)
+def step_of(op, step):
     store = clmodes.default_store()
+    failed = len(store.failures)
     if op == "tune":
         n = rng.choice(sizes)
         tune(n)
-        say(committed="tune", n=n)
+        if saved(failed):
+            say(committed="tune", n=n)
+        else:
+            say(not_saved="tune", n=n)
     elif op == "warm":
         chosen = rng.sample(sizes, 2)
-        clmodes.warm(workload_of(chosen))
+        # StoreWriteError if its commit failed; StoreNotPersistentError in memory
+        clmodes.warm(workload_of(chosen), allow_memory=False)
         say(committed="tune", n=chosen[0]); say(committed="tune", n=chosen[1])
     elif op == "read":
         store.info(); store.tune_rows()
@@ -89,6 +98,8 @@ for step in range(count):
             try:
                 bundle.install(os.path.join(directory, rng.choice(found)), allow_unsigned=True,
                                load_check=False)
+            except clmodes.StoreWriteError:
+                raise
             except clmodes.ClmodesError:
                 pass  # a bundle another worker was killed writing
     elif op == "close":
@@ -97,7 +108,17 @@ for step in range(count):
     elif op == "note":
         name = f"note-{os.getpid()}-{step}"
         store.put_probe(name, {"by": os.getpid()})
-        say(committed="note", model=name)
+        if saved(failed):
+            say(committed="note", model=name)
+
+for step in range(count):
+    op = rng.choice(ops)
+    try:
+        step_of(op, step)
+    except (clmodes.StoreWriteError, StoreNotPersistentError) as error:  # a full disk: said
+        say(not_saved=op, error=str(error))
+    except OSError as error:  # a bundle file the full disk refused
+        say(not_saved=op, error=str(error))
     time.sleep(rng.random() * 0.05)
 say(done=True)
 """
@@ -111,12 +132,52 @@ class Outcome:
     returncode: int
     committed: list[dict]
     stderr: str
+    command: str = ""  # a `clmodes` command's verb and arguments ("": a worker)
+    refused: int = 0  # writes the store refused (a full disk), said and not claimed
 
 
 @dataclasses.dataclass
 class Round:
     outcomes: list[Outcome]
     problems: list[str]
+    commands: list[Outcome] = dataclasses.field(default_factory=list)
+    filled: bool = False  # the disk under the store was full for a moment
+
+
+# The `clmodes` script's own code (`clmodes_start.run`, what the console script calls),
+# started beside the workers and stopped by a signal at a moment of its start-up, its
+# verb or its end: it must end with its one line and 128 + the signal, or finish.
+COMMAND = ("import os, sys, clmodes_start; clmodes_start.install(); os.write(1, b'ready\\n'); "
+           "sys.argv[1:] = sys.argv[2:]; clmodes_start.run()")
+COMMANDS = (("cache", "info"), ("warm", "support.torture:final_workload"), ("devices",))
+EXIT_NOT_SAVED = 4  # the store refused what the command was to keep (a full disk)
+
+
+def start_command(directory: Path, argv: tuple[str, ...], device: str) -> subprocess.Popen:
+    """The command, once it says "ready": from there on every moment is clmodes' (its
+    imports first). Before it is Python's own start-up (the interpreter and `site`, ~25
+    ms on a quiet machine), where no code of clmodes runs and a signal ends any Python
+    program by Python's rules: the floor, not measured here."""
+    started = subprocess.Popen([sys.executable, "-c", COMMAND, "-", *argv],
+                               env=environment(directory, CLMODES_DEVICE=device),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert started.stdout is not None
+    started.stdout.readline()
+    return started
+
+
+def fill(directory: Path) -> Path:
+    """Fill the file system under the store to its last byte (a full disk: every write
+    of any process on it fails until `Path.unlink` of what this returns)."""
+    filler = directory / "filler"
+    with open(filler, "wb") as out:
+        try:
+            while True:
+                out.write(b"\0" * (1 << 20))
+                out.flush()
+        except OSError:
+            pass
+    return filler
 
 
 def start_worker(directory: Path, seed: int, steps: int, device: str) -> subprocess.Popen:
@@ -128,30 +189,93 @@ def start_worker(directory: Path, seed: int, steps: int, device: str) -> subproc
 
 
 def run_round(directory: Path, rng: random.Random, device: str, workers: int = 3,
-              steps: int = 20, stop_chance: float = 0.6) -> Round:
-    """Start `workers` processes at staggered moments, stop some at random moments."""
+              steps: int = 20, stop_chance: float = 0.6, full_disk: bool = False) -> Round:
+    """Start `workers` processes at staggered moments, stop some at random moments; one
+    `clmodes` command beside them, most stopped by Ctrl-C or SIGTERM in its first second
+    (its imports: the window before `main()`); with `full_disk` (the store's folder is a
+    small file system of its own), the disk is full for a moment in half the rounds."""
     now = time.monotonic()
     starts = sorted(now + rng.uniform(0.0, 2.0) for _ in range(workers))  # opening at different moments
     plans = [(rng.choice(["SIGKILL", "SIGINT", "SIGTERM"]) if rng.random() < stop_chance else None,
               at + rng.uniform(0.25, 1.5)) for at in starts]
+    command_argv = rng.choice(COMMANDS)
+    command_at = now + rng.uniform(0.0, 1.0)
+    command_plan = (rng.choice(["SIGINT", "SIGTERM"]) if rng.random() < 0.8 else None,
+                    command_at + rng.uniform(0.0, 1.0))
+    filling = (now + rng.uniform(0.3, 2.0), rng.uniform(0.3, 1.2)) \
+        if full_disk and rng.random() < 0.5 else None
+    filler: Path | None = None
     procs: list[subprocess.Popen] = []
+    command: subprocess.Popen | None = None
+    command_stopped: str | None = None
     stopped: list[str | None] = [None] * workers
-    while len(procs) < workers or any(p.poll() is None for p in procs):
-        if len(procs) < workers and time.monotonic() >= starts[len(procs)]:
+
+    def live() -> bool:
+        return (len(procs) < workers or any(p.poll() is None for p in procs)
+                or command is None or command.poll() is None)
+
+    while live():
+        moment = time.monotonic()
+        if len(procs) < workers and moment >= starts[len(procs)]:
             procs.append(start_worker(directory, rng.randrange(1 << 30), steps, device))
+        if command is None and moment >= command_at:
+            command = start_command(directory, command_argv, device)
+            command_plan = (command_plan[0], time.monotonic() + command_plan[1] - command_at)
+        way, at = command_plan
+        if command is not None and way and command_stopped is None and moment >= at \
+                and command.poll() is None:
+            command.send_signal(getattr(signal, way))
+            command_stopped = way
+        if filling and filler is None and filling[0] <= moment < filling[0] + filling[1]:
+            filler = fill(directory)
+        if filling and filler is not None and moment >= filling[0] + filling[1] \
+                and filler.exists():
+            filler.unlink()
         for i, proc in enumerate(procs):
             way, at = plans[i]
-            if way and stopped[i] is None and proc.poll() is None and time.monotonic() >= at:
+            if way and stopped[i] is None and proc.poll() is None and moment >= at:
                 proc.send_signal(getattr(signal, way))
                 stopped[i] = way
         time.sleep(0.01)
-    outcomes = []
-    for proc, way in zip(procs, stopped):
-        out, err = proc.communicate(timeout=600)
-        lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-        outcomes.append(Outcome(way, proc.returncode,
-                                [line for line in lines if "committed" in line], err))
-    return Round(outcomes, check_round(directory, outcomes))
+    if filler is not None and filler.exists():
+        filler.unlink()
+    outcomes = [ended(proc, way) for proc, way in zip(procs, stopped)]
+    assert command is not None
+    commands = [ended(command, command_stopped, " ".join(command_argv))]
+    problems = check_round(directory, outcomes) + check_commands(directory, commands, device)
+    return Round(outcomes, problems, commands, filling is not None)
+
+
+def ended(proc: subprocess.Popen, way: str | None, command: str = "") -> Outcome:
+    out, err = proc.communicate(timeout=600)
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return Outcome(way, proc.returncode, [line for line in lines if "committed" in line],
+                   err, command, sum(1 for line in lines if "not_saved" in line))
+
+
+def check_commands(directory: Path, commands: list[Outcome], device: str) -> list[str]:
+    """Each command ended with its status and at most one line of its own: 0, 4 (the
+    disk refused what it was to keep, said in a line), or 128 + the signal that stopped
+    it, said in a line; never a traceback, never a silent death. A warm that said 0 left
+    a store a `check` of its workload passes on (results checked)."""
+    problems = []
+    for done in commands:
+        said = [line for line in done.stderr.splitlines() if line.startswith("clmodes: ")]
+        expected = {0, EXIT_NOT_SAVED} | (
+            {128 + getattr(signal, done.stopped_by)} if done.stopped_by else set())
+        if "Traceback" in done.stderr:
+            problems.append(f"clmodes {done.command}: a traceback ({done.stopped_by}): "
+                            f"{done.stderr[-1500:]}")
+        elif done.returncode not in expected:
+            problems.append(f"clmodes {done.command} stopped by {done.stopped_by}: rc "
+                            f"{done.returncode} ({'silent' if not said else said[-1]})")
+        elif done.returncode != 0 and len(said) != 1:
+            problems.append(f"clmodes {done.command}: rc {done.returncode} with {len(said)} "
+                            f"lines of its own: {done.stderr[-1500:]}")
+        if done.command.startswith("warm") and done.returncode == 0:
+            problems += [f"after a warm that said done: {p}" for p in
+                         final_check(directory, device, ("check",))]
+    return problems
 
 
 def check_round(directory: Path, outcomes: list[Outcome]) -> list[str]:
@@ -180,16 +304,17 @@ def check_round(directory: Path, outcomes: list[Outcome]) -> list[str]:
                                 f"(worker stopped by {outcome.stopped_by})")
             if line["committed"] == "note" and line["model"] not in notes:
                 problems.append(f"a write reported committed is gone: {line['model']} "
-                                f"(worker stopped by {outcome.stopped_by})")
+                                f"(worker stopped by {outcome.stopped_by}; it said: "
+                                f"{outcome.stderr[-600:]!r})")
     return problems
 
 
-def final_check(directory: Path, device: str) -> list[str]:
+def final_check(directory: Path, device: str,
+                verbs: tuple[str, ...] = ("warm", "check")) -> list[str]:
     """A warm of the whole workload, then `clmodes check`: both pass, results right."""
     problems = []
     env = environment(directory, CLMODES_DEVICE=device)
-    for args in (["warm", "support.torture:final_workload"],
-                 ["check", "support.torture:final_workload"]):
+    for args in ([verb, "support.torture:final_workload"] for verb in verbs):
         out = subprocess.run([sys.executable, "-m", "clmodes", *args], env=env,
                              capture_output=True, text=True, timeout=600)
         if out.returncode != 0:
@@ -216,20 +341,34 @@ def final_workload() -> None:
 
 
 def torture(directory: Path, rounds: int, seed: int, device: str, workers: int = 3,
-            steps: int = 20, report=print) -> list[str]:
-    """`rounds` rounds on the store in `directory`, then the final check; every problem."""
+            steps: int = 20, report=print, full_disk: bool = False) -> list[str]:
+    """`rounds` rounds on the store in `directory`, then the final check; every problem.
+    `full_disk`: `directory` is a small file system of its own, filled for a moment in
+    about half the rounds (`ci/torture_store.py --full-disk` mounts it)."""
     rng = random.Random(seed)
     problems: list[str] = []
     kills: dict[str, int] = {}
+    commands: dict[str, int] = {}
+    commits = filled = refused = 0
     for number in range(rounds):
-        found = run_round(directory, rng, device, workers, steps)
+        found = run_round(directory, rng, device, workers, steps, full_disk=full_disk)
         for outcome in found.outcomes:
             kills[str(outcome.stopped_by)] = kills.get(str(outcome.stopped_by), 0) + 1
+        for done in found.commands:
+            said = f"{done.command.split()[0]}:{done.stopped_by}:{done.returncode}"
+            commands[said] = commands.get(said, 0) + 1
+        commits += sum(len(o.committed) for o in found.outcomes)
+        refused += sum(o.refused for o in found.outcomes)
+        filled += found.filled
         problems += [f"round {number}: {p}" for p in found.problems]
         report(f"round {number}: stops {[o.stopped_by for o in found.outcomes]}, "
                f"commits {sum(len(o.committed) for o in found.outcomes)}, "
+               f"command {[(d.command, d.stopped_by, d.returncode) for d in found.commands]}, "
+               f"{'disk full for a moment, ' if found.filled else ''}"
                f"problems {len(found.problems)}")
     problems += final_check(directory, device)
-    report(f"{rounds} rounds, workers ended by {kills}; final warm and check: "
-           f"{'ok' if not problems else 'FAILED'}; {len(problems)} problems")
+    report(f"{rounds} rounds, {commits} commits checked, disk full in {filled} rounds "
+           f"({refused} writes refused and said); "
+           f"workers ended by {kills}; commands (verb:signal:status) {commands}; final warm "
+           f"and check: {'ok' if not problems else 'FAILED'}; {len(problems)} problems")
     return problems
