@@ -186,3 +186,46 @@ def test_a_kernel_with_attributes_is_named_and_another_text_of_it_says_the_sourc
     found = re.search(r"the stored 'loopy_kernel' differs in its source text "
                       r"\(([0-9a-f]{12}) -> ([0-9a-f]{12})\)", other.stderr)
     assert found and found.group(1) != found.group(2), other.stderr
+
+
+RAISES = """
+def inner():
+    raise ValueError("the program's own error")
+
+inner()
+"""
+
+
+def frames(stderr: str) -> list[str]:
+    return [x.strip() for x in stderr.splitlines() if x.strip().startswith('File "')]
+
+
+def test_a_programs_traceback_shows_its_own_frames_only_as_python_does(tmp_path: Path):
+    """Not clmodes' `_execute` and runpy's three frames above the program's."""
+    ctx = pyopencl_ctx("intel")
+    script = tmp_path / "raises.py"
+    script.write_text(RAISES)
+    alone, ran = plain(script, ctx), run(tmp_path / "store", ctx, str(script))
+    assert (ran.returncode, alone.returncode) == (1, 1)
+    assert frames(ran.stderr) == frames(alone.stderr) != [], ran.stderr
+    assert frames(ran.stderr)[0].startswith(f'File "{script}"'), ran.stderr
+    assert ran.stderr.splitlines()[-1] == "ValueError: the program's own error"
+
+
+# Builds and runs one program, then Ctrl-C reaches it (as a CI job's cancel does).
+INTERRUPTED = EXIT_WITH.replace("sys.exit(int(sys.argv[1]))", """
+import os, signal, time
+os.kill(os.getpid(), signal.SIGINT)
+time.sleep(60)
+""")
+
+
+def test_an_interrupted_run_still_writes_its_report_marked_interrupted(tmp_path: Path):
+    ctx = pyopencl_ctx("intel")
+    script, report = tmp_path / "interrupted.py", tmp_path / "report.json"
+    script.write_text(INTERRUPTED)
+    ran = run(tmp_path / "store", ctx, "--report", str(report), str(script))
+    assert ran.returncode == 130 and "interrupted (Ctrl-C)" in ran.stderr, ran.stderr
+    written = json.loads(report.read_text())
+    assert written["interrupted"] is True and written["status"] == 130
+    assert written["built"] and written["compilation"]["compiled"] > 0, written
