@@ -60,7 +60,11 @@ MOUNTED = "CLMODES_TORTURE_MOUNTED"
 def on_own_file_system(directory: Path) -> int:
     """This script again, in a private mount namespace with a 64 MiB tmpfs on `directory`
     (the namespace ends with it: nothing to unmount)."""
-    argv = [a for a in sys.argv[1:] if not a.startswith("--store")]
+    argv, skip = [], False
+    for argument in sys.argv[1:]:  # all but --store (given again below)
+        if not skip and not argument.startswith("--store"):
+            argv.append(argument)
+        skip = argument == "--store"
     mount = 'mount -t tmpfs -o size=64m tmpfs "$0" && exec "$@"'
     return subprocess.run(["unshare", "--mount", "sh", "-c", mount, str(directory), sys.executable,
                            __file__, *argv, "--store", str(directory)],

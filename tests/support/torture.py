@@ -292,9 +292,14 @@ def check_round(directory: Path, outcomes: list[Outcome]) -> list[str]:
         integrity = connection.execute("PRAGMA integrity_check").fetchall()
         if integrity != [("ok",)]:
             problems.append(f"integrity_check: {integrity[:3]}")
+        tables = {name for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        # No tables: no process got to make the store this round (killed, or the disk
+        # was full when each opened it): nothing is in it, and any claim is a loss.
         tuned = {json.loads(key).get("n") for (key,) in connection.execute(
-            "SELECT tune_key FROM tune WHERE tunable=?", (TUNABLE,))}
-        notes = {model for (model,) in connection.execute("SELECT model FROM probe")}
+            "SELECT tune_key FROM tune WHERE tunable=?", (TUNABLE,))} if "tune" in tables else set()
+        notes = {model for (model,) in connection.execute("SELECT model FROM probe")} \
+            if "probe" in tables else set()
     finally:
         connection.close()
     for outcome in outcomes:
