@@ -4,8 +4,10 @@ needs: the preprocessor (pcpp) and the batch machinery load on the first build."
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 BUILD_ONLY = ("pcpp", "clmodes.batch.preprocess", "clmodes.batch.unit", "clmodes.batch.program")
 
@@ -97,3 +99,69 @@ def test_counting_loads_no_statistics_snapshots() -> None:
     assert "clmodes.execution.statistics" not in loaded
     read = loaded_after("import clmodes\nassert clmodes.ExecutionStatistics().compilation.kernels == 0")
     assert "clmodes.execution.statistics" in read
+
+
+DOCUMENTED = (Path(__file__).parents[2] / "docs" / "contract.md",
+              Path(__file__).parents[2] / "README.md")
+# A file's name is written with a dot too (`clmodes.toml`); a path with slashes
+# (`clmodes/cli/run.py`) never matches, since a dotted name must follow `clmodes` at once.
+FILE_SUFFIXES = frozenset(("py", "md", "toml", "json", "cl", "h", "txt", "cfg", "ini",
+                           "yaml", "yml", "sqlite", "db", "whl", "gz"))
+
+
+def code_spans(markdown: str) -> list[str]:
+    """The text of every code span: fenced blocks, indented blocks, and inline spans
+    (which may continue on the next line of their paragraph)."""
+    fence = re.compile(r"^```.*?^```", re.S | re.M)
+    prose = fence.sub("", markdown)
+    return (fence.findall(markdown) + re.findall(r"(?:^(?: {4}|\t).*\n?)+", prose, re.M)
+            + re.findall(r"(?<!`)`([^`]+)`(?!`)", prose))
+
+
+def documented_names() -> list[str]:
+    """Every `clmodes.<dotted>` the contract and the README write in code, as a user would
+    type it after `import clmodes`: not preceded by a word, a dot, a slash or a dash (not
+    part of a path or of another name), and not a file's name (its last part a suffix)."""
+    names = set()
+    for doc in DOCUMENTED:
+        for span in code_spans(doc.read_text()):
+            for found in re.finditer(r"(?<![\w./-])clmodes(?:\.[A-Za-z_]\w*)+", span):
+                if found.group().rsplit(".", 1)[1] not in FILE_SUFFIXES:
+                    names.add(found.group())
+    return sorted(names)
+
+
+# Each name from the same state, that of a process that ran only `import clmodes`: a
+# forked child per name, so that a name resolved earlier (`clmodes.Tunable` imports
+# clmodes.tune) never makes a later one (`clmodes.tune.Exhaustive`) resolve by chance.
+RESOLVE = """
+import functools, json, os, sys
+import clmodes
+unresolved = []
+for name in json.loads(sys.argv[1]):
+    child = os.fork()
+    if child == 0:
+        try:
+            functools.reduce(getattr, name.split(".")[1:], clmodes)
+        except Exception as error:
+            os.write(2, f"{name}: {type(error).__name__}: {error}\\n".encode())
+            os._exit(1)
+        os._exit(0)
+    if os.waitpid(child, 0)[1] != 0:
+        unresolved.append(name)
+print(json.dumps(unresolved))
+"""
+
+
+def test_every_documented_dotted_name_resolves_after_import_clmodes_alone() -> None:
+    """`import clmodes; clmodes.tune.Exhaustive()`, as the contract writes it, raised
+    AttributeError once imports became lazy: a submodule nobody imported is no attribute."""
+    names = documented_names()
+    assert {"clmodes.tune.Exhaustive", "clmodes.bundle.export", "clmodes.remote.configure",
+            "clmodes.tune.answers.nearest"} <= set(names), names
+    assert not [n for n in names if "/" in n or n.endswith(".py")]
+    out = subprocess.run([sys.executable, "-c", RESOLVE, json.dumps(names)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    unresolved = json.loads(out.stdout.splitlines()[-1])
+    assert unresolved == [], out.stderr

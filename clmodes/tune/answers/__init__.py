@@ -13,3 +13,9 @@ decision never answers for its vendor's GPU), and "across" pools this kind when 
 `answers.py` is `answering.py` here (`tune.answers.answers` would read twice). This
 package imports `tune.decisions` and `tune.measuring` of `clmodes.tune`.
 """
+
+from clmodes import lazy as _lazy
+
+# `clmodes.tune.answers.nearest` and `.verify`, as docs/contract.md names them, load at
+# first use (`clmodes.lazy`): a process that never answers a key never loads them.
+__getattr__, __dir__ = _lazy.on_first_use(globals(), {})
