@@ -58,6 +58,19 @@ def build_source(context: cl.Context, device: Device, source: str, options: tupl
     return program
 
 
+def build_exact(context: cl.Context, device: Device, source: str | bytes, options: str | bytes,
+                what: str, stored: bool = False) -> cl._cl._Program:
+    """A pyopencl program's build, exactly as pyopencl asked for it (its final options,
+    no clmodes option added): its first build (`pyopencl_hooks.held`), and (`stored`)
+    its `SourceRecord` built again, which PoCL's kernel cache then finds (`stored`, as
+    in `build_source`, only names the call for whoever watches builds)."""
+    program = cl._cl._Program(context, source)
+    final = options.encode() if isinstance(options, str) else options
+    with compiler_output.stderr_logged(f"{what} on {device.label}"):
+        program.build(final, [device.cl_device])  # raises the compiler's error
+    return program
+
+
 def kernel_names(program: cl.Program) -> list[str] | None:
     """The kernels of a built program, by name; None if the driver will not say."""
     try:

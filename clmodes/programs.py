@@ -127,8 +127,11 @@ def _program(device: Device, context: cl.Context, batch: str, stored: SourceReco
 def binary_of(record: SourceRecord, device: Device, context: cl.Context) -> bytes:
     """The binary `record` builds to on `device`: what a bundle ships in its place (a
     machine installing it has no kernel cache holding the record's code yet)."""
-    program = building.build_source(context, device, record.source, record.options,
-                                    "a stored source record", stored=True)
+    program = (building.build_exact(context, device, record.source, " ".join(record.options),
+                                    "a stored pyopencl program's source record", stored=True)
+               if record.exact else
+               building.build_source(context, device, record.source, record.options,
+                                     "a stored source record", stored=True))
     with compiler_output.stderr_logged("the binary of a stored source record"):
         return bytes(program.get_info(cl.program_info.BINARIES)[0])
 

@@ -32,12 +32,13 @@ from typing import Any
 import pyopencl as cl
 import pyopencl._cl as _cl
 
-from clmodes import compiler_output
+from clmodes import building, compiler_output
 from clmodes.device import Device
 from clmodes.execution import Counter, misses, tally, usage
 from clmodes.execution.misses import Miss, MissKind
 from clmodes.pyopencl_hooks import registry
 from clmodes.pyopencl_hooks.identity import program_key, source_digest
+from clmodes.source_records import MalformedRecord, SourceRecord, kept_as_source
 from clmodes.store import Store
 from clmodes.store.misses import Descriptor
 
@@ -59,6 +60,10 @@ class HeldSource:
     built_here: bool  # built from source in this process: its binary can be captured
     captured: bool = False
     descriptor: Descriptor | None = None  # built here: its identity, recorded with its binary
+    # What pyopencl built it from (built here): its `SourceRecord` where PoCL caches its
+    # own builds (`_capture`).
+    source: str | bytes | None = None
+    options: bytes = b""
 
 
 class SourcePrograms:
@@ -103,10 +108,8 @@ class SourcePrograms:
         if batch is None or found is None:
             return None
         try:
-            program = _cl._Program(self.context, [self.device.cl_device], [found[0]])
-            with compiler_output.stderr_logged(f"stored pyopencl program {key[:12]}"):
-                program.build(options, [self.device.cl_device])
-        except cl.Error as error:
+            program = self._stored_program(key, found[0], options)
+        except (cl.Error, MalformedRecord) as error:
             log.warning("%s refused the stored binary of pyopencl program %s (%s); "
                         "rebuilding it from source", self.device.label, key[:12],
                         str(error).splitlines()[0])
@@ -114,6 +117,19 @@ class SourcePrograms:
             return None
         return self._count(HeldSource(key, program, _first_name(program), False, True),
                            Counter.LOADED)
+
+    def _stored_program(self, key: str, payload: bytes, options: bytes) -> _cl._Program:
+        """A stored program built: its binary, or its source record built again exactly
+        as pyopencl built it, which PoCL's kernel cache finds (`source_records`)."""
+        record = SourceRecord.decode(payload)
+        if record is not None:
+            return building.build_exact(self.context, self.device, record.source,
+                                        " ".join(record.options),
+                                        f"stored pyopencl program {key[:12]}", stored=True)
+        program = _cl._Program(self.context, [self.device.cl_device], [payload])
+        with compiler_output.stderr_logged(f"stored pyopencl program {key[:12]}"):
+            program.build(options, [self.device.cl_device])
+        return program
 
     def _report_miss(self, key: str, descriptor: Descriptor) -> None:
         """A pyopencl program about to be built from source is a miss (`clmodes check`),
@@ -125,15 +141,14 @@ class SourcePrograms:
 
     def _build(self, key: str, source: str | bytes, options: bytes,
                descriptor: Descriptor) -> HeldSource:
-        program = _cl._Program(self.context, source)
         tally(Counter.BUILDS)
-        with compiler_output.stderr_logged(f"pyopencl program {key[:12]} on {self.device.label}"):
-            program.build(options, [self.device.cl_device])  # raises the compiler's error
+        program = building.build_exact(self.context, self.device, source, options,
+                                       f"pyopencl program {key[:12]}")  # raises its error
         # Stored under the name its miss reported, so that the next miss of another text
         # of it finds this one as a namesake and names the source as what differs.
         name = str(descriptor["name"]) if descriptor["name"] != UNNAMED else _first_name(program)
-        return self._count(HeldSource(key, program, name, True, descriptor=descriptor),
-                           Counter.COMPILED)
+        return self._count(HeldSource(key, program, name, True, descriptor=descriptor,
+                                      source=source, options=options), Counter.COMPILED)
 
     @staticmethod
     def _count(held: HeldSource, counter: Counter) -> HeldSource:
@@ -152,18 +167,39 @@ class SourcePrograms:
             return sum(self._capture(store, held) for held in wanted)
 
     def _capture(self, store: Store, held: HeldSource) -> int:
-        binaries: Any = held.program.get_info(cl.program_info.BINARIES)
-        binary = binaries[0]
-        if not binary:
+        """Persist a program built here: its `SourceRecord` where PoCL caches its own
+        builds, else its binary. Why: reading BINARIES on PoCL generates every kernel's
+        code, which a plain run never pays (a first `clmodes run` of a silx script: 140 s
+        against 15 s plain); PoCL's cache holds what pyopencl built, so building the
+        record again in the next process finds it, as a plain second run does."""
+        payload = _record(held) if kept_as_source(self.device) else None
+        if payload is None:
+            with compiler_output.stderr_logged(f"the binary of pyopencl program {held.name}"):
+                binaries: Any = held.program.get_info(cl.program_info.BINARIES)
+            payload = binaries[0]
+        if not payload:
             log.info("%s returned no binary for pyopencl program %r; not persisted",
                      self.device.label, held.name)
             return 0
         exact = self.device.fingerprint.exact
-        store.put_binary(exact, held.key, [held.key], bytes(binary), [(held.key, held.name, None)])
+        store.put_binary(exact, held.key, [held.key], bytes(payload), [(held.key, held.name, None)])
         if held.descriptor is not None:
             store.put_kernel_identities(exact, [(held.key, held.name, held.descriptor)])
         held.captured = True
         return 1
+
+
+def _record(held: HeldSource) -> bytes | None:
+    """A program's source record, or None where its text or options are not UTF-8 (a
+    record is JSON text, and must build byte for byte what pyopencl built)."""
+    try:
+        source = held.source.decode() if isinstance(held.source, bytes) else held.source
+        options = held.options.decode()
+    except UnicodeDecodeError:
+        return None
+    if not source:
+        return None
+    return SourceRecord(source, (options,) if options else (), exact=True).encode()
 
 
 def _first_name(program: _cl._Program) -> str:

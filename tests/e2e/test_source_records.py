@@ -191,3 +191,69 @@ def test_three_processes_warming_at_once_share_one_store_and_one_pocl_cache(tmp_
     assert later["demo_ok"] and later["tuned_ok"], later
     assert later["source_builds"] == 0 and later["compilation"]["compiled"] == 0, later
     assert later["compilation"]["loaded"] > 0 and later["autotune"]["keys"] == 0, later
+
+
+# A pyopencl program as its author wrote it: under `clmodes run`, its program is persisted
+# at the end; it prints its result, then the run's report says what was built and loaded.
+PROGRAM = """
+import numpy as np, pyopencl as cl, pyopencl.array as cla
+ctx = cl.create_some_context(interactive=False)
+queue = cl.CommandQueue(ctx)
+src = '''__kernel void __attribute__((reqd_work_group_size(4, 1, 1))) thrice(__global float* a)
+{ a[get_global_id(0)] *= 3.0f; }'''
+program = cl.Program(ctx, src).build(options=["-DUNUSED=1"])
+a = cla.to_device(queue, np.arange(1, 5, dtype=np.float32))
+program.thrice(queue, (4,), (4,), a.data)
+print(a.get().tolist())
+"""
+
+
+def run_program(tmp_path, store, pocl_cache, *flags, **environment):
+    import json
+    import subprocess
+    import sys
+
+    from support.subprocesses import environment as env_of, pyopencl_ctx
+
+    script, report = tmp_path / "program.py", tmp_path / "report.json"
+    script.write_text(PROGRAM)
+    out = subprocess.run([sys.executable, "-m", "clmodes", "run", *flags, "--report", str(report),
+                          str(script)], capture_output=True, text=True, timeout=600,
+                         env=env_of(store, PYOPENCL_CTX=pyopencl_ctx("pocl"),
+                                    POCL_CACHE_DIR=str(pocl_cache), **environment))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[3.0, 6.0, 9.0, 12.0]", out.stdout + out.stderr
+    return json.loads(report.read_text())
+
+
+def test_a_pyopencl_program_under_run_is_kept_as_its_record_and_loaded_from_pocls_cache(tmp_path):
+    """Issue 58: a first `clmodes run` read each pyopencl program's BINARIES to persist it,
+    which makes PoCL generate every kernel's code (2.3-9.3x a plain run on real programs).
+    Where PoCL's cache is on, the run keeps the program's record instead (its text and
+    pyopencl's own options, built again exactly so): the next run builds nothing from
+    clmodes' view (`--strict`) and PoCL finds the build in its cache; a bundle of the
+    store still ships a binary, which a fresh store runs `--strict` on."""
+    pocl()
+    store, cache = tmp_path / "store", tmp_path / "pocl"
+    first = run_program(tmp_path, store, cache)
+    assert [p[:len(MAGIC)] for p in payloads(store)] == [MAGIC], "a record, not a binary"
+    second = run_program(tmp_path, store, cache, "--strict")
+    assert second["compilation"]["compiled"] == 0 and second["compilation"]["loaded"] >= 1, second
+    assert first["compilation"]["compiled"] >= 1, first
+    bundle = tmp_path / "program.clb"
+    export = run_python(f"import clmodes.bundle; clmodes.bundle.export({str(bundle)!r})", store)
+    assert export.returncode == 0, export.stderr
+    fresh = tmp_path / "fresh"
+    installed = run_python(f"import clmodes.bundle; clmodes.bundle.install({str(bundle)!r}, "
+                           "allow_unsigned=True)", fresh)
+    assert installed.returncode == 0, installed.stderr
+    assert all(not p.startswith(MAGIC) for p in payloads(fresh)), "a bundle ships binaries"
+    run_program(tmp_path, fresh, tmp_path / "pocl-fresh", "--strict")
+
+
+def test_a_pyopencl_program_with_pocls_cache_off_is_kept_as_its_binary(tmp_path):
+    pocl()
+    store = tmp_path / "store"
+    run_program(tmp_path, store, tmp_path / "pocl", POCL_KERNEL_CACHE="0")
+    assert [p.startswith(MAGIC) for p in payloads(store)] == [False]
+    run_program(tmp_path, store, tmp_path / "pocl", "--strict", POCL_KERNEL_CACHE="0")

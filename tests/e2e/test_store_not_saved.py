@@ -161,3 +161,22 @@ def test_a_store_of_a_newer_clmodes_is_refused_by_warm_in_one_line(tmp_path, run
     assert json.loads(ran.stdout.strip().splitlines()[-1])["loaded"] == 6, ran.stderr
     assert "columns but" not in ran.stderr and "store schema 2" in ran.stderr
     assert (store / FILENAME).read_bytes() == before
+
+
+# Mount a tmpfs on the store's folder, warm into it, fill the disk, then run the command.
+WARMED_THEN_FULL = ('mount -t tmpfs -o size=8m tmpfs "$0" && "$1" -m clmodes warm work:work '
+                    '>/dev/null && dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null; exec "$@"')
+
+
+@pytest.mark.parametrize("verb", [("cache", "prune", "--max-size", "0"), ("cache", "clear")],
+                         ids=["prune", "clear"])
+def test_a_prune_or_clear_the_disk_refuses_exits_4(tmp_path, can_mount, runtime, verb):
+    (tmp_path / "work.py").write_text(WORKLOAD)
+    store = tmp_path / "store"
+    store.mkdir()
+    out = subprocess.run(["unshare", "--mount", "sh", "-c", WARMED_THEN_FULL, str(store),
+                          sys.executable, "-m", "clmodes", *verb],
+                         env=environment(store, CLMODES_DEVICE=runtime), cwd=tmp_path,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == NOT_SAVED, out.stdout + out.stderr
+    assert LINE in one_line(out)

@@ -151,6 +151,7 @@ COMMAND = ("import os, sys, clmodes_start; clmodes_start.install(); os.write(1, 
            "sys.argv[1:] = sys.argv[2:]; clmodes_start.run()")
 COMMANDS = (("cache", "info"), ("warm", "support.torture:final_workload"), ("devices",))
 EXIT_NOT_SAVED = 4  # the store refused what the command was to keep (a full disk)
+EXIT_REFUSED = 2  # the store could not be opened to keep anything: the command refused
 
 
 def start_command(directory: Path, argv: tuple[str, ...], device: str) -> subprocess.Popen:
@@ -255,14 +256,18 @@ def ended(proc: subprocess.Popen, way: str | None, command: str = "") -> Outcome
 
 def check_commands(directory: Path, commands: list[Outcome], device: str) -> list[str]:
     """Each command ended with its status and at most one line of its own: 0, 4 (the
-    disk refused what it was to keep, said in a line), or 128 + the signal that stopped
-    it, said in a line; never a traceback, never a silent death. A warm that said 0 left
+    disk refused what it was to keep, said in a line), 2 (a warm that found the store
+    fallen back to memory, the disk full as it opened it: refused, said in a line), or
+    128 + the signal that stopped it, said in a line; never a traceback, never a silent
+    death. A warm that said 0 left
     a store a `check` of its workload passes on (results checked)."""
     problems = []
     for done in commands:
         said = [line for line in done.stderr.splitlines() if line.startswith("clmodes: ")]
         expected = {0, EXIT_NOT_SAVED} | (
             {128 + getattr(signal, done.stopped_by)} if done.stopped_by else set())
+        if said and ("is in memory" in said[-1] or "is read-only" in said[-1]):
+            expected.add(EXIT_REFUSED)  # opened while the disk was full: refused, and said
         if "Traceback" in done.stderr:
             problems.append(f"clmodes {done.command}: a traceback ({done.stopped_by}): "
                             f"{done.stderr[-1500:]}")
