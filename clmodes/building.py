@@ -66,7 +66,10 @@ def build_exact(context: cl.Context, device: Device, source: str | bytes, option
     in `build_source`, only names the call for whoever watches builds)."""
     program = cl._cl._Program(context, source)
     final = options.encode() if isinstance(options, str) else options
-    with compiler_output.stderr_logged(f"{what} on {device.label}"):
+    # A stored program's build is clmodes' business: pyopencl's `CompilerWarning` for its
+    # log goes to the clmodes log too; a first build warns as pyopencl would in a plain run.
+    quiet = compiler_output.logged if stored else compiler_output.stderr_logged
+    with quiet(f"{what} on {device.label}"):
         program.build(final, [device.cl_device])  # raises the compiler's error
     return program
 

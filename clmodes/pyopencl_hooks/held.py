@@ -127,7 +127,7 @@ class SourcePrograms:
                                         " ".join(record.options),
                                         f"stored pyopencl program {key[:12]}", stored=True)
         program = _cl._Program(self.context, [self.device.cl_device], [payload])
-        with compiler_output.stderr_logged(f"stored pyopencl program {key[:12]}"):
+        with compiler_output.logged(f"stored pyopencl program {key[:12]}"):
             program.build(options, [self.device.cl_device])
         return program
 
