@@ -178,7 +178,7 @@ class Tuner:
             if identity and name not in wrong and (found := self.candidates.get(name)) is not None}
         rounds: list[Round] = []
         measured, dropped = race(runnable, self.stream, inputs, self.policy, self.describe,
-                                 rounds)
+                                 rounds, self.checker.timings)
         if len(rounds) >= self.policy.final_rounds:  # a final may start from it (finals.py)
             self.race_rounds += rounds
         dropped.update(wrong)

@@ -15,7 +15,10 @@ replaced values) and copied back before each run. A candidate that accumulates i
 output (`c += a * b`) is then judged on one accumulation, like the reference.
 
 Cost per candidate: one device-to-device copy and one read-back of every buffer
-argument, and one run; the tune record's "check" says what it took in all.
+argument, and one run; the tune record's "check" says what it took in all. That run is
+timed too (`timings`: the device time of its launches, when the tune times candidates
+by their profiling events) and is the race's first warm-up timing of the candidate, so
+checking costs no run the race would not have made (docs/decisions/race-sampling.md).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import pyopencl as cl
 import pyopencl.array as cla
 
 from clmodes.measure import NothingLaunched, executing
+from clmodes.tune.measuring import timing
 from clmodes.stream import Stream
 from clmodes.tune.checking.comparison import disagreement
 from clmodes.records.measurement import WRONG, CandidateMeasurement, Drop, Dropped, Outcome
@@ -126,6 +130,7 @@ class Checker:
         self.outputs: dict[int, np.ndarray] | None = None
         self.checked: dict[str, str] = {}  # name -> the reference it agreed with
         self.disagreed: dict[str, str] = {}  # name -> the reference it disagreed with
+        self.timings: dict[str, float] = {}  # name -> its last check's run, device seconds
         self.cost = CheckCost()
         self.inputs: tuple[object, ...] = ()
         self.snapshot: Snapshot | None = None
@@ -179,6 +184,7 @@ class Checker:
         if self.snapshot is None or not names:
             return {}
         dropped: dict[str, Dropped] = {}
+        self.timings = {}  # this call's runs only: the race that follows warms these up
         with executing(self.stream):
             first = [self.reference] if self.reference and self.outputs is None else []
             for name in dict.fromkeys(first + names):
@@ -186,7 +192,7 @@ class Checker:
                 if candidate is None:
                     continue
                 try:
-                    got = self._run(candidate)
+                    got = self._run(candidate, name)
                 except Exception as error:  # noqa: BLE001 - a failure drops the candidate
                     self._failed(name, error, dropped)
                     continue
@@ -202,7 +208,7 @@ class Checker:
                     self.checked[name] = str(self.reference)
         return {name: why for name, why in dropped.items() if name in names}
 
-    def _run(self, candidate: Candidate) -> dict[int, np.ndarray]:
+    def _run(self, candidate: Candidate, name: str = "") -> dict[int, np.ndarray]:
         assert self.snapshot is not None
         started = time.perf_counter()
         self.snapshot.restore()
@@ -210,7 +216,11 @@ class Checker:
             candidate(self.stream, *self.inputs)
         if not events:  # as racing would say: its output is not what is wrong with it
             raise NothingLaunched("it launched nothing on the stream it was given")
-        got = self.snapshot.read()
+        got = self.snapshot.read()  # finishes the stream: the events are complete
+        if name and isinstance(timing.current(), timing.DeviceTimer):
+            # What `DeviceTimer` would have returned for this run (a replayed tune's
+            # timer answers for itself: it is not given a real run's time).
+            self.timings[name] = sum(e.profile.end - e.profile.start for e in events) * 1e-9
         self.cost.candidates += 1
         self.cost.seconds += time.perf_counter() - started
         self.cost.bytes_copied += 2 * self.snapshot.nbytes

@@ -41,7 +41,7 @@ class RacePolicy:
     sample_min_s: float = 1e-3  # a shorter run is repeated within a sample, up to...
     repeats_max: int = 16  # ...this many runs, the sample their median (see `repeats`)
     final_runs: int = 3  # a final's sample is the median of at least this many runs...
-    final_runs_below_s: float = 2e-2  # ...for a finalist whose warm-up is under this
+    final_runs_below_s: float = 1e-2  # ...for a finalist whose warm-up is under this
     warmup_timings: int = 3  # a warm-up is timed up to this many times in all...
     retime_below_s: float = 1e-2  # ...while its fastest is under this (`warm_up_timing`)
     final_runs_as: RunsAs = RunsAs.FASTEST  # a final's sample of several runs (below)
@@ -68,7 +68,11 @@ class RacePolicy:
         the bench_decisions subspace's 2-5 ms GEMMs, one run a sample by `repeats`), one
         run a sample chose within 1.05 of the quiet best in 26 of 30 finals, the median of
         three runs in 30 of 30 (scoring by a lower quantile instead: no better). Only the
-        final pays it: its few finalists, not the whole space."""
+        final pays it: its few finalists, not the whole space. Why under 10 ms and not
+        20 ms: that evidence was 2-5 ms kernels, and at 20 ms the 13-14 ms matmul of
+        ci/bench/bench_tune.py on PoCL 3.0 paid three runs a sample, up to 120 runs in a
+        block of eight finalists, for a choice one run a sample makes as well
+        (docs/decisions/race-sampling.md)."""
         runs = self.repeats(warm_up_s)
         if warm_up_s is None or not real_timing(warm_up_s) or warm_up_s >= self.final_runs_below_s:
             return runs

@@ -88,7 +88,7 @@ def sample(candidate: Candidate, stream: Stream, args: tuple[object, ...],
 
 
 def warm_up_timing(candidate: Candidate, stream: Stream, args: tuple[object, ...],
-                   policy: RacePolicy, name: str = "") -> float:
+                   policy: RacePolicy, name: str = "", first: float | None = None) -> float:
     """A candidate's warm-up timing, what its runs per sample follow (`RacePolicy.repeats`):
     the fastest of up to `warmup_timings` samples, re-timed only while under
     `retime_below_s` (a slow kernel's one run per sample needs no second look, and its
@@ -96,8 +96,11 @@ def warm_up_timing(candidate: Candidate, stream: Stream, args: tuple[object, ...
     0.5 ms GEMM under 3 busy processes on Intel took up to 4.5 ms, which gave it one run
     per sample; replayed on recorded finals under that load, the final then chose a
     1.5x slower config in 11 of 40 (with the fastest of three, and three runs for two:
-    0 of 40). A timing that cannot be real is returned as is, for the caller to discard."""
-    fastest = sample(candidate, stream, args, name=name)
+    0 of 40). A timing that cannot be real is returned as is, for the caller to discard.
+    `first`: a timing of a run already made (the check's, `reference.Checker.timings`),
+    counted as the first of them instead of running once more."""
+    fastest = first if first is not None and real_timing(first) else sample(
+        candidate, stream, args, name=name)
     for _ in range(policy.warmup_timings - 1):
         if not real_timing(fastest) or fastest >= policy.retime_below_s:
             break
@@ -122,6 +125,7 @@ def race(
     policy: RacePolicy,
     describe: str,
     rounds: list[Round] | None = None,
+    timed: Mapping[str, float] | None = None,
 ) -> tuple[dict[str, Measurement], dict[str, Dropped]]:
     """Measure candidates under `StreamModeOverride(EXECUTE)`; return (kept, dropped).
 
@@ -130,10 +134,12 @@ def race(
     then lands on every candidate alike instead of on whichever was being measured, and
     drops compare candidates over the same rounds. Each round's samples are appended to
     `rounds` when given: they are paired rounds, which the final starts from
-    (`finals.play`'s `prior`)."""
+    (`finals.play`'s `prior`). `timed`: a timing of a run each candidate already made on
+    `stream` after its first launch's code generation (the check's), its first warm-up
+    timing."""
     dropped: dict[str, Dropped] = {}
     with executing(stream):
-        measured = _warm_up(candidates, stream, args, policy, describe, dropped)
+        measured = _warm_up(candidates, stream, args, policy, describe, dropped, timed or {})
         for index in range(policy.total_samples):
             names = list(measured)
             shift = index % max(len(names), 1)
@@ -169,17 +175,23 @@ def race(
 def _warm_up(
     candidates: Mapping[str, Candidate], stream: Stream, args: tuple[object, ...],
     policy: RacePolicy, describe: str, dropped: dict[str, Dropped],
+    timed: Mapping[str, float],
 ) -> dict[str, Measurement]:
     """Run each candidate `warmup` times (first-launch code generation happens here, not
     in a sample); those that raise are dropped with a warning, those far slower than the
-    fastest are screened out (see the module's doc)."""
+    fastest are screened out (see the module's doc). A candidate `timed` already ran
+    once (the check's run, which paid that code generation): that run is its first
+    warm-up and its timing the warm-up's first."""
     alive: dict[str, Measurement] = {}
     warm_times: dict[str, float] = {}
     for name, candidate in candidates.items():
         try:
-            for _ in range(policy.warmup - 1):
+            first = timed.get(name)
+            for _ in range(policy.warmup - 1 - (first is not None)):
                 candidate(stream, *args)
-            seconds = (warm_up_timing(candidate, stream, args, policy, name)
+            if policy.warmup > 1:
+                first = None  # the check's run was an untimed one: the last is timed
+            seconds = (warm_up_timing(candidate, stream, args, policy, name, first)
                        if policy.warmup > 0 else 0.0)
             alive[name] = Measurement(name)
             if real_timing(seconds) or policy.warmup == 0:
