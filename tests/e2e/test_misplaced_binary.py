@@ -10,19 +10,20 @@ import pytest
 from clmodes.store import FILENAME
 from support.subprocesses import RUNTIMES, last_json, require_runtime, run_python
 
-# `warm` or run kernels (`first` writes 1, `second` 2, ...): their values and statistics.
+# `warm` or run kernels (`first` writes 1, `second` 2, ..., times `scale`, a Python float a
+# program loaded without its argument info cannot convert): their values and statistics.
 CODE = """
 import json, numpy as np, pyopencl.array as cla, clmodes
 from support.statistics import statistics_of
-names, warm = {names!r}, {warm!r}
-source = "__kernel void NAME(__global float* o) {{ o[get_global_id(0)] = VALUE; }}"
-values = dict(first="1.0f", second="2.0f", third="3.0f")
+names, warm, scale = {names!r}, {warm!r}, {scale!r}
+source = "__kernel void NAME(__global float* o, float s) {{ o[get_global_id(0)] = VALUE * s; }}"
+values = dict(first="1.0f", second="2.0f", third="3.0f", shared="5.0f")
 kernels = [clmodes.Kernel(source.replace("NAME", n).replace("VALUE", values[n]), n) for n in names]
 stream = clmodes.client().stream()
 outs = [cla.zeros(stream.queue, 4, np.float32) for _ in names]
 def work():
     for kernel, out in zip(kernels, outs):
-        stream.launch(kernel, (4,), None, out.data)
+        stream.launch(kernel, (4,), None, out.data, scale)
 s = statistics_of(work, warm)
 print(json.dumps({{"values": [float(o.get()[0]) for o in outs], **s.as_dict()["compilation"]}}))
 """
@@ -34,8 +35,9 @@ def runtime(request) -> str:
     return require_runtime(request.param)
 
 
-def run(store, runtime, *names, warm=False):
-    out = run_python(CODE.format(names=list(names), warm=warm), store, CLMODES_DEVICE=runtime)
+def run(store, runtime, *names, warm=False, scale=1.0):
+    out = run_python(CODE.format(names=list(names), warm=warm, scale=scale), store,
+                     CLMODES_DEVICE=runtime)
     return last_json(out), out.stderr
 
 
@@ -95,7 +97,7 @@ def test_a_name_the_source_lacks_is_still_reported_as_such(tmp_path, runtime):
     """A loaded program without the entry point asks the source, which has no such kernel:
     the error names it, and the stored binary is not blamed."""
     run(tmp_path, runtime, "first", warm=True)
-    code = CODE.format(names=["first"], warm=False) + (
+    code = CODE.format(names=["first"], warm=False, scale=1.0) + (
         "try:\n"
         "    stream.launch(clmodes.Kernel(kernels[0].source, 'nope'), (4,), None, outs[0].data)\n"
         "except clmodes.KernelBuildError as error:\n"
@@ -106,24 +108,6 @@ def test_a_name_the_source_lacks_is_still_reported_as_such(tmp_path, runtime):
     assert '"loaded": 1' in out.stdout
 
 
-# Kernels with a scalar argument: a program that lost its argument info cannot convert a
-# Python float (`stream.launch(..., 2.0)`), which is how issue 55's softmax failed.
-SCALED = """
-import json, numpy as np, pyopencl.array as cla, clmodes
-from support.statistics import statistics_of
-names, warm = {names!r}, {warm!r}
-source = "__kernel void NAME(__global float* o, float s) {{ o[get_global_id(0)] = VALUE * s; }}"
-values = dict(first="1.0f", second="2.0f", shared="5.0f")
-kernels = [clmodes.Kernel(source.replace("NAME", n).replace("VALUE", values[n]), n) for n in names]
-stream = clmodes.client().stream()
-outs = [cla.zeros(stream.queue, 4, np.float32) for _ in names]
-def work():
-    for kernel, out in zip(kernels, outs):
-        stream.launch(kernel, (4,), None, out.data, 2.0)
-s = statistics_of(work, warm)
-print(json.dumps({{"values": [float(o.get()[0]) for o in outs], **s.as_dict()["compilation"]}}))
-"""
-
 
 def test_a_unit_two_batches_hold_is_served_by_the_batch_the_store_indexes(tmp_path, runtime):
     """Issue 55, item 2: two processes built one unit (`shared`) into two batches; the
@@ -132,8 +116,8 @@ def test_a_unit_two_batches_hold_is_served_by_the_batch_the_store_indexes(tmp_pa
     kernels indexed there: on Intel's runtime (whose programs made from binaries have
     none) every launch failed in `set_arg` although `warm` said "loaded"."""
     one, two = tmp_path / "one", tmp_path / "two"
-    run_with(SCALED, one, runtime, "first", "shared", warm=True)
-    run_with(SCALED, two, runtime, "second", "shared", warm=True)
+    run(one, runtime, "first", "shared", warm=True, scale=2.0)
+    run(two, runtime, "second", "shared", warm=True, scale=2.0)
     with sqlite3.connect(one / FILENAME) as target, sqlite3.connect(two / FILENAME) as source:
         (batch,) = source.execute("SELECT batch FROM kernels WHERE name='second'").fetchone()
         target.executemany("INSERT INTO binaries VALUES (?, ?, ?, ?, ?, ?)", source.execute(
@@ -142,14 +126,10 @@ def test_a_unit_two_batches_hold_is_served_by_the_batch_the_store_indexes(tmp_pa
             "SELECT * FROM kernels WHERE batch=? AND name='second'", (batch,)).fetchall())
         units = target.execute("SELECT COUNT(DISTINCT batch) FROM binaries").fetchone()[0]
     assert units == 2, "two batches, each holding `shared`"
-    warmed, _ = run_with(SCALED, one, runtime, "second", "shared", warm=True)
+    warmed, _ = run(one, runtime, "second", "shared", warm=True, scale=2.0)
     assert warmed["loaded"] == 2 and warmed["compiled"] == 0
-    report, stderr = run_with(SCALED, one, runtime, "second", "shared")
+    report, stderr = run(one, runtime, "second", "shared", scale=2.0)
     assert report["values"] == [4.0, 10.0], stderr
     assert report["loaded"] == 2 and report["compiled"] == 0
     assert "Traceback" not in stderr
 
-
-def run_with(code, store, runtime, *names, warm=False):
-    out = run_python(code.format(names=list(names), warm=warm), store, CLMODES_DEVICE=runtime)
-    return last_json(out), out.stderr
