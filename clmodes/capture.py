@@ -25,6 +25,7 @@ from contextlib import ExitStack, contextmanager
 from collections.abc import Iterator
 
 from clmodes.execution import overrides, usage
+from clmodes.pyopencl_hooks import inflight
 from clmodes.runtime import Runtime, live_runtimes
 
 log = logging.getLogger("clmodes")
@@ -75,7 +76,16 @@ def persist(used: set[str], runtimes: list[Runtime] | None = None) -> int:
     """Capture the programs holding `used` kernels on every device of each runtime (all
     live ones by default) into that runtime's store (nothing into one in memory), and the
     pyopencl programs `used` names (see `pyopencl_hooks.held`); binaries written.
-    `warm()` calls it with its own runtime."""
+    `warm()` calls it with its own runtime.
+
+    The launches of pyopencl programs still running are waited for first: reading a
+    program's binary while one of its kernels runs makes PoCL abort the process
+    (`pyopencl_hooks.inflight`); a program still running after the wait is not read."""
+    running = inflight.settle() & used
+    if running:
+        log.warning("not persisting %d pyopencl program(s) whose launches were still running "
+                    "after %.0f s", len(running), inflight.SETTLE_SECONDS)
+        used = used - running
     written = 0
     for runtime in live_runtimes() if runtimes is None else runtimes:
         store = runtime.store
