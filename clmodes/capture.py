@@ -97,6 +97,8 @@ def persist(used: set[str], runtimes: list[Runtime] | None = None) -> int:
         with ExitStack() as held:
             if not store.deferring:
                 held.enter_context(store.deferred("the programs this run used"))
+            for client in runtime.clients():
+                client.finish()  # no launch of clmodes' kernels running into a BINARIES read
             # A device's clmodes batches, then the pyopencl programs built on its context.
             written += sum(client.server.persist(store, used)
                            + client.server.pyopencl.persist(store, used)

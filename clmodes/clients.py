@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 
@@ -13,6 +14,8 @@ from clmodes.adoption import check_queue, queue_stream_name
 from clmodes.server import DeviceServer
 from clmodes.store.store import Store
 from clmodes.stream import Stream
+
+log = logging.getLogger("clmodes")
 
 
 class Client:
@@ -57,6 +60,22 @@ class Client:
                 raise ValueError(f"client.stream(name={name!r}, queue=...): a stream of that "
                                  f"name already has another queue on {self.device.label}")
             return found
+
+    def finish(self) -> None:
+        """Wait for every launch queued on this client's streams. Before a capture reads a
+        program's BINARIES: on PoCL that read puts each kernel's generic code first in
+        the list its running launches release into, and a launch of a
+        `reqd_work_group_size` kernel still running then aborts PoCL 3.1
+        (`pyopencl_hooks.inflight` says how it was found; it waits for pyopencl's own
+        programs, this for clmodes' kernels, whose launches skip the hook)."""
+        with self._lock:
+            streams = list(self._streams.values())
+        for stream in streams:
+            try:
+                stream.queue.finish()
+            except cl.Error as error:  # a queue the program broke: nothing to wait for
+                log.debug("stream %r on %s: not finished (%s)", stream.name,
+                          self.device.label, error)
 
     def __repr__(self) -> str:
         return f"<clmodes.Client {self.device.label}>"

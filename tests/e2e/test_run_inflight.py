@@ -54,6 +54,31 @@ for rounds, launches in ((1, 1), (330, int(sys.argv[1]))):
 print("enqueued", sys.argv[1])
 """
 
+# The same with clmodes' own kernel on the program's context (`clmodes.client(context=)`):
+# its launches skip pyopencl's hook, so the capture waits for its client's streams.
+QUEUED_CLMODES = """
+import atexit, sys, numpy as np, pyopencl as cl, clmodes
+SOURCE = '''__kernel void __attribute__ ((reqd_work_group_size(128, 1, 1)))
+spin(__global float *out, int rounds)
+{ int i = get_global_id(0); float x = out[i];
+  for (int k = 0; k < rounds; ++k) x = x * 0.999f + 1.0f;
+  out[i] = x; }'''
+client = clmodes.client(context=cl.create_some_context(interactive=False))
+streams = [client.stream(f"s{i}") for i in range(2)]
+outs = [cl.Buffer(client.context, cl.mem_flags.READ_WRITE, 4 * 128 * 64) for _ in streams]
+for stream in streams:
+    atexit.register(stream.queue.finish)
+kernel = clmodes.Kernel(SOURCE, "spin")
+for rounds, launches in ((1, 1), (330, int(sys.argv[1]))):
+    for _ in range(launches):
+        for stream, out in zip(streams, outs):
+            stream.launch(kernel, (128 * 64,), (128,), out, rounds)
+    if rounds == 1:
+        for stream in streams:
+            stream.queue.finish()
+print("enqueued", sys.argv[1])
+"""
+
 # loopy's own hello example as loopy 2025.2 documents it (`lp.make_kernel`, a split
 # iname, the uncached call and the executor), then its result and its device code.
 HELLO_LOOPY = """
@@ -123,3 +148,12 @@ def test_hello_loopy_lives_under_clmodes_run(tmp_path: Path):
     script.write_text(HELLO_LOOPY)
     for ctx in pocl_contexts():
         lives_as_plain(script, tmp_path, ctx, "0")
+
+
+def test_clmodes_kernels_still_running_at_the_end_live_under_clmodes_run(tmp_path: Path):
+    """PoCL's cache off: the capture reads the batch's BINARIES, after the client's
+    streams are finished (`Client.finish`)."""
+    script = tmp_path / "queued_clmodes.py"
+    script.write_text(QUEUED_CLMODES)
+    for ctx in pocl_contexts():
+        lives_as_plain(script, tmp_path, ctx, "0", "300")
