@@ -123,7 +123,10 @@ def lives_as_plain(script: Path, tmp_path: Path, ctx: str, kernel_cache: str,
     alone_in, run_in = (tmp_path / f"{how}-{ctx.replace(':', '-')}" for how in ("plain", "run"))
     alone_in.mkdir()
     run_in.mkdir()
-    alone = execute([str(script), *args], alone_in, ctx, kernel_cache)
+    for _ in range(3):  # the plain run itself dies now and then in PoCL's teardown at exit
+        alone = execute([str(script), *args], alone_in, ctx, kernel_cache)
+        if alone.returncode >= 0:
+            break
     assert alone.returncode == 0, alone.stderr
     report = run_in / "report.json"
     ran = execute(["-m", "clmodes", "run", "--report", str(report), str(script), *args],
