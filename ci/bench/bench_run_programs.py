@@ -8,8 +8,9 @@ The programs are pyopencl's own examples, unedited (`ci/bench/programs/pyopencl/
 README names their source and why each was chosen), none of those the tests already run,
 plus one short script of ours that calls pyopencl's library kernels
 (`ci/bench/programs/library/array_library.py`: pyopencl has no such example the tests do
-not use). Each runs at a small size (its own command-line options), in a fresh working
-folder, its device picked as its author expects: `PYOPENCL_CTX` ("platform:device"), or
+not use), and loopy's tutorial example `rank-one.py`, unedited (`ci/bench/programs/loopy/`,
+whose README names its source; it has no options, its size is fixed and small). Each runs
+at a small size (its own command-line options), in a fresh working folder, its device picked as its author expects: `PYOPENCL_CTX` ("platform:device"), or
 `-d N` for the programs that count devices over all platforms themselves; stdin is
 /dev/null and MPLBACKEND=Agg, so none waits or opens a window.
 
@@ -63,6 +64,8 @@ PROGRAMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "black-hole-accretion": ("pyopencl/black-hole-accretion.py",
                              ("-d", "{device}", "-s", "64", "-n")),
     "array_library": ("library/array_library.py", ()),
+    # loopy's tutorial example, unedited: no options; its size (200) is fixed and small
+    "loopy-rank-one": ("loopy/rank-one.py", ()),
 }
 RUNTIMES = {"pocl3.0": "pthread-AMD", "intel": "Intel", "pocl3.1": "pthread-haswell"}
 SMOKE_PROGRAM = "svm"
