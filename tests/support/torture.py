@@ -38,6 +38,8 @@ from clmodes.errors import StoreNotPersistentError
 from support import stopping
 
 directory, seed, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+bundles = sys.argv[6]  # beside the store's folder: on --full-disk's tmpfs they filled it for good
+os.makedirs(bundles, exist_ok=True)
 rng = random.Random(seed)
 sizes = [int(s) for s in sys.argv[4].split(",")]
 ops = sys.argv[5].split(",")
@@ -89,14 +91,14 @@ def step_of(op, step):
         store.prune(1 << 40)
     elif op == "export":
         try:
-            bundle.export(os.path.join(directory, f"bundle-{os.getpid()}-{step}.clb"))
+            bundle.export(os.path.join(bundles, f"bundle-{os.getpid()}-{step}.clb"))
         except clmodes.ClmodesError:
             pass  # nothing to export yet
     elif op == "import":
-        found = sorted(p for p in os.listdir(directory) if p.endswith(".clb"))
+        found = sorted(p for p in os.listdir(bundles) if p.endswith(".clb"))
         if found:
             try:
-                bundle.install(os.path.join(directory, rng.choice(found)), allow_unsigned=True,
+                bundle.install(os.path.join(bundles, rng.choice(found)), allow_unsigned=True,
                                load_check=False)
             except clmodes.StoreWriteError:
                 raise
@@ -181,10 +183,15 @@ def fill(directory: Path) -> Path:
     return filler
 
 
+def bundles_of(directory: Path) -> Path:
+    """Where workers export and import bundles: beside the store's folder, not in it."""
+    return directory.parent / f"{directory.name}-bundles"
+
+
 def start_worker(directory: Path, seed: int, steps: int, device: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-c", WORKER, str(directory), str(seed), str(steps),
-         ",".join(map(str, WORKER_SIZES)), ",".join(OPS)],
+         ",".join(map(str, WORKER_SIZES)), ",".join(OPS), str(bundles_of(directory))],
         env=environment(directory, CLMODES_DEVICE=device, CLMODES_LOG="WARNING"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
