@@ -100,6 +100,11 @@ BENCHES: tuple[Bench, ...] = (
           "(the test corpus): whole-process time to first result per program, plain cold, "
           "plain with pyopencl's (on PoCL: PoCL's) cache, `clmodes run` cold, warmed, and on "
           "a fresh store given a bundle", devices="each", long=True),
+    Bench("run_programs", "bench_run_programs.py", "real pyopencl programs nobody here "
+          "wrote (pyopencl's and loopy's examples, unedited): `clmodes run` cold, warmed and "
+          "on a fresh store given a bundle, against plain `python` cold and with its caches "
+          "warm, whole process, sides alternating (it picks its runtimes itself: --runtimes)",
+          args=("--runtimes", "pocl3.0,intel,pocl3.1"), devices="none", long=True),
     Bench("decisions", "bench_decisions.py", "20 exhaustive tunes of a 48-config GEMM "
           "subspace per final rule (a final's sample the median or the fastest of its "
           "runs, alternating): choices against an interleaved re-measurement's best",
