@@ -368,6 +368,17 @@ class DeviceServer:
                                          [(k.key, k.name) for k in absent.values()])
             return written
 
+    def forget_captures(self) -> None:
+        """Take every program built here as not yet captured (a commit that was to hold
+        their binaries failed: `warming`), so that the next persist captures them again.
+        Loaded programs keep theirs: the store already holds those."""
+        with self._build_lock:
+            for held in self._programs.values():
+                if held.source is not None:
+                    held.captured.clear()
+                    held.stored_sources.clear()
+            self.pyopencl.forget_captures()
+
     def stored_sources(self) -> list[tuple[Batch, dict[str, str]]]:
         """The batches whose binaries this server captured into the store, with their
         sources and options, each with its kernels' units (kernel key -> unit key): what

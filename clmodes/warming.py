@@ -150,7 +150,7 @@ def _discarded(workload: Callable[[], object], runtime: Runtime,
     """The two discarding passes and the capture, in one deferred transaction."""
     reader = StatisticsReader(collector)
     store = runtime.store
-    with _withdrawn_on_failure(store), \
+    with _withdrawn_on_failure(runtime), \
             TerminalProgress(reader, "warm", progress) as shown, store.deferred("this warm"), \
             usage.recording() as used, capture.suspended(), reads.WATCH.one_warning(), \
             outside.watching() as elsewhere:
@@ -282,15 +282,24 @@ def _name(workload: object) -> str:
 
 
 @contextlib.contextmanager
-def _withdrawn_on_failure(store: Store) -> Iterator[None]:
+def _withdrawn_on_failure(runtime: Runtime) -> Iterator[None]:
     """All or nothing for every way a warm stops short: its deferred writes are dropped
     (`Store.deferred`), and the decisions it already published to waiting processes are
     withdrawn with them (`tune.decisions.coordination`), whatever stopped it (an exception in the
-    workload or in persisting, Ctrl-C, the command's SIGTERM)."""
+    workload or in persisting, Ctrl-C, the command's SIGTERM).
+
+    And this process forgets what it believed written: the decisions its tune cache holds
+    and the programs its servers took as captured. Why: a warm whose commit a full disk
+    refused left them in memory, so a second warm in the same process (an install script
+    that freed space and tried again) found every key decided and every program captured,
+    wrote nothing, and said it had warmed."""
     try:
         yield
     except BaseException:
-        withdraw_uncommitted(store)
+        withdraw_uncommitted(runtime.store)
+        runtime.tunes.forget()
+        for client in runtime.clients():
+            client.server.forget_captures()
         raise
 
 

@@ -166,6 +166,13 @@ class SourcePrograms:
                       and (used is None or h.key in used)]
             return sum(self._capture(store, held) for held in wanted)
 
+    def forget_captures(self) -> None:
+        """Take the programs built here as not yet captured (`DeviceServer.forget_captures`)."""
+        with self._lock:
+            for held in self._held.values():
+                if held.built_here:
+                    held.captured = False
+
     def _capture(self, store: Store, held: HeldSource) -> int:
         """Persist a program built here: its `SourceRecord` where PoCL caches its own
         builds, else its binary. Why: reading BINARIES on PoCL generates every kernel's

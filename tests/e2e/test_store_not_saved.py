@@ -180,3 +180,37 @@ def test_a_prune_or_clear_the_disk_refuses_exits_4(tmp_path, can_mount, runtime,
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == NOT_SAVED, out.stdout + out.stderr
     assert LINE in one_line(out)
+
+
+RETRIED = WORKLOAD + '''
+import json, os, sys
+try:
+    clmodes.warm(work)
+    print("FIRST RETURNED")
+except clmodes.StoreWriteError:
+    print("FIRST REFUSED")
+os.remove(sys.argv[1])  # space again
+s = clmodes.warm(work)
+print(json.dumps(s.as_dict()["compilation"]))
+'''
+
+# A full disk for the first warm only; then `clmodes check` of the same workload.
+FULL_THEN_CHECK = ('mount -t tmpfs -o size=2m tmpfs "$0" && "$1" -m clmodes cache info >/dev/null && '
+                   'dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null; "$1" -c "$2" "$0/fill" && '
+                   'exec "$1" -m clmodes check work:work')
+
+
+def test_a_warm_retried_in_the_same_process_after_a_full_disk_keeps_everything(
+        tmp_path, can_mount, runtime):
+    """The first warm's commit is refused; its process still believed every key decided
+    and every program captured, so the second warm (space freed) wrote nothing and said
+    it had warmed: `check` then built and tuned it all again."""
+    (tmp_path / "work.py").write_text(WORKLOAD)
+    store = tmp_path / "store"
+    store.mkdir()
+    out = subprocess.run(["unshare", "--mount", "sh", "-c", FULL_THEN_CHECK, str(store),
+                          sys.executable, RETRIED],
+                         env=environment(store, CLMODES_DEVICE=runtime), cwd=tmp_path,
+                         capture_output=True, text=True, timeout=600)
+    assert "FIRST REFUSED" in out.stdout, out.stdout + out.stderr
+    assert out.returncode == 0, out.stdout + out.stderr  # check: nothing built, nothing tuned
