@@ -99,6 +99,8 @@ def persist(used: set[str], runtimes: list[Runtime] | None = None) -> int:
                 held.enter_context(store.deferred("the programs this run used"))
             for client in runtime.clients():
                 client.finish()  # no launch of clmodes' kernels running into a BINARIES read
+                if store.failures:  # a capture's commit refused before: capture again
+                    client.server.forget_captures()
             # A device's clmodes batches, then the pyopencl programs built on its context.
             written += sum(client.server.persist(store, used)
                            + client.server.pyopencl.persist(store, used)

@@ -292,15 +292,22 @@ def _withdrawn_on_failure(runtime: Runtime) -> Iterator[None]:
     and the programs its servers took as captured. Why: a warm whose commit a full disk
     refused left them in memory, so a second warm in the same process (an install script
     that freed space and tried again) found every key decided and every program captured,
-    wrote nothing, and said it had warmed."""
+    wrote nothing, and said it had warmed. A warm in a process whose store refused any
+    write before (a tune's own write, a run's capture) starts by forgetting them too."""
+    if runtime.store.failures:  # a write refused before this warm: the same holds
+        _forget_what_was_believed_written(runtime)
     try:
         yield
     except BaseException:
         withdraw_uncommitted(runtime.store)
-        runtime.tunes.forget()
-        for client in runtime.clients():
-            client.server.forget_captures()
+        _forget_what_was_believed_written(runtime)
         raise
+
+
+def _forget_what_was_believed_written(runtime: Runtime) -> None:
+    runtime.tunes.forget()
+    for client in runtime.clients():
+        client.server.forget_captures()
 
 
 def _check_gathered(workload: object, statistics: ExecutionStatistics, gathered: bool) -> None:
