@@ -12,7 +12,7 @@ pass; at the end a warm then `clmodes check` must pass with results checked
 command (`cache info`, `warm`, `devices`), most stopped by Ctrl-C or SIGTERM in its first
 second: one line and 130/143, or 0, never a traceback or a silent death; a warm that
 said 0 must leave a store `clmodes check` passes on. `--full-disk`: the store's folder
-is a 64 MiB tmpfs of its own (a private mount namespace: root), filled to its last byte
+is a 256 MiB tmpfs of its own (a private mount namespace: root), filled to its last byte
 for a moment in about half the rounds: a write refused then is said (exit 4,
 `StoreWriteError`), never reported committed. Exit 1 with the problems listed if any."""
 
@@ -40,7 +40,7 @@ def main() -> int:
     parser.add_argument("--device", default="intel", help="a CLMODES_DEVICE selector")
     parser.add_argument("--store", type=Path, help="the store's folder (default: a new one)")
     parser.add_argument("--full-disk", action="store_true",
-                        help="the store on a 64 MiB tmpfs, filled for a moment in half the rounds")
+                        help="the store on a 256 MiB tmpfs, filled for a moment in half the rounds")
     args = parser.parse_args()
     directory = args.store or Path(tempfile.mkdtemp(prefix="clmodes-torture-"))
     if args.full_disk and not os.environ.get(MOUNTED):
@@ -58,14 +58,14 @@ MOUNTED = "CLMODES_TORTURE_MOUNTED"
 
 
 def on_own_file_system(directory: Path) -> int:
-    """This script again, in a private mount namespace with a 64 MiB tmpfs on `directory`
+    """This script again, in a private mount namespace with a 256 MiB tmpfs on `directory`
     (the namespace ends with it: nothing to unmount)."""
     argv, skip = [], False
     for argument in sys.argv[1:]:  # all but --store (given again below)
         if not skip and not argument.startswith("--store"):
             argv.append(argument)
         skip = argument == "--store"
-    mount = 'mount -t tmpfs -o size=64m tmpfs "$0" && exec "$@"'
+    mount = 'mount -t tmpfs -o size=256m tmpfs "$0" && exec "$@"'
     return subprocess.run(["unshare", "--mount", "sh", "-c", mount, str(directory), sys.executable,
                            __file__, *argv, "--store", str(directory)],
                           env={**os.environ, MOUNTED: "1"}).returncode

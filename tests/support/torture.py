@@ -173,13 +173,13 @@ def fill(directory: Path) -> Path:
     """Fill the file system under the store to its last byte (a full disk: every write
     of any process on it fails until `Path.unlink` of what this returns)."""
     filler = directory / "filler"
-    with open(filler, "wb") as out:
-        try:
+    try:
+        with open(filler, "wb") as out:
             while True:
                 out.write(b"\0" * (1 << 20))
                 out.flush()
-        except OSError:
-            pass
+    except OSError:  # full: the last byte written, or not even the file made (full already)
+        pass
     return filler
 
 
@@ -238,7 +238,7 @@ def run_round(directory: Path, rng: random.Random, device: str, workers: int = 3
             filler = fill(directory)
         if filling and filler is not None and moment >= filling[0] + filling[1] \
                 and filler.exists():
-            filler.unlink()
+            filler.unlink(missing_ok=True)
         for i, proc in enumerate(procs):
             way, at = plans[i]
             if way and stopped[i] is None and proc.poll() is None and moment >= at:
