@@ -24,7 +24,7 @@ import sys
 
 # What the command says when stopped before or after its verb runs (nothing of the verb's
 # work is half-written: a verb that was running unwinds and says its own line instead).
-LINES = {
+LINES: dict[int, str] = {
     signal.SIGINT: "clmodes: interrupted (Ctrl-C); the store holds what was committed before "
                    "it and nothing half-written",
     signal.SIGTERM: "clmodes: terminated (SIGTERM); the store holds what was committed before "
