@@ -14,8 +14,13 @@ build failure). So while any clmodes build runs, descriptor 2 points into a pipe
 for the whole process: builds run on several threads and a descriptor is the
 process's); a relay thread passes every line on to the real descriptor at once, except
 the compiler's summary lines, which go to the logger at DEBUG when the last build ends.
-Another thread's own writes to descriptor 2 meanwhile are kept, in order (a line
-without its newline waits for it, or for the end of the builds). Intel's compiler writes
+Another thread's own writes to descriptor 2 meanwhile are kept, each line whole (a line
+without its newline waits for it, or for the end of the builds; the relay writes a line
+at a time, which a pipe keeps whole up to 4 KiB). Their order is kept while the builds
+run; a line written into the pipe just before the last build ends can come out after
+one written straight to the real descriptor just after it, as two threads' lines
+may anyway (a block of lines written at once was cut by such a line: CI saw
+"user line 257" split in two). Intel's compiler writes
 nothing there. Where descriptor 2 was pointed elsewhere during the builds (the progress
 line's `shared_terminal` closing), it is left as that left it.
 """
@@ -103,8 +108,8 @@ class _Relay:
                 *lines, pending = (pending + chunk).split(b"\n")
                 passed = [line for line in lines if not CHATTER.match(line)]
                 chatter += [line for line in lines if CHATTER.match(line)]
-                if passed:
-                    self._write(b"".join(line + b"\n" for line in passed))
+                for line in passed:  # one write a line: whole where another thread writes too
+                    self._write(line + b"\n")
             if pending and CHATTER.match(pending):
                 chatter.append(pending)
             elif pending:
